@@ -151,11 +151,7 @@ function editFile(
 
 // ------------------------------------------------------------------------------------ selection
 
-function selectObjects(
-  input: AdoptionInput,
-  refused: AdoptionRefusal[],
-  inSync: string[],
-): { drifted: DriftedObject[]; unmanaged: UnmanagedObject[] } {
+function selectObjects(input: AdoptionInput, refused: AdoptionRefusal[], inSync: string[]): { drifted: DriftedObject[]; unmanaged: UnmanagedObject[] } {
   const { report } = input;
   const asked = input.addresses ?? [];
   if (asked.length === 0) return { drifted: [...report.drifted], unmanaged: [...report.unmanaged] };
@@ -229,8 +225,7 @@ function collapseEmptied(edits: readonly ManifestEdit[], raw: unknown, document:
   for (const e of edits) if (e.op === 'delete') deleted.set(key(e.path), e.path);
   if (deleted.size === 0) return [...edits];
   const kept = new Set<string>();
-  for (const e of edits)
-    if (e.op === 'set' || e.op === 'append') for (let n = 1; n <= e.path.length; n++) kept.add(key(e.path.slice(0, n)));
+  for (const e of edits) if (e.op === 'set' || e.op === 'append') for (let n = 1; n <= e.path.length; n++) kept.add(key(e.path.slice(0, n)));
   for (let changed = true; changed; ) {
     changed = false;
     for (const path of [...deleted.values()]) {
@@ -353,7 +348,8 @@ function planEntry(
   if (entry.actual === undefined) return;
   const written = entries[index] as Record<string, unknown>;
   out.edits.push({ op: 'set', document, path: [...path, 'permissions'], value: [...entry.actual.permissions] });
-  if (entry.actual.sharePermissions.length > 0) out.edits.push({ op: 'set', document, path: [...path, 'sharePermissions'], value: [...entry.actual.sharePermissions] });
+  if (entry.actual.sharePermissions.length > 0)
+    out.edits.push({ op: 'set', document, path: [...path, 'sharePermissions'], value: [...entry.actual.sharePermissions] });
   else if (written.sharePermissions !== undefined) out.edits.push({ op: 'delete', document, path: [...path, 'sharePermissions'] });
   out.paths.push(entry.path);
 }
@@ -394,7 +390,8 @@ function markerProblem(value: JsonValue): { why: AdoptionRefusal['why']; reason:
   }
   if (value === null || typeof value !== 'object') return undefined;
   if ('$sensitive' in value) return { why: 'secret', reason: 'holds a secret: changed on the server, not adoptable' };
-  if ('$ref' in value) return { why: 'unsafe', reason: `the server's value is a ${String(value.$ref)} id (${String(value.id)}) that no ${String(value.$ref)} list names` };
+  if ('$ref' in value)
+    return { why: 'unsafe', reason: `the server's value is a ${String(value.$ref)} id (${String(value.id)}) that no ${String(value.$ref)} list names` };
   for (const v of Object.values(value)) {
     const p = markerProblem(v);
     if (p !== undefined) return p;

@@ -11,7 +11,15 @@ import { isRecord } from '../is-record.js';
 import type { UnmanagedObject } from '../drift/model.js';
 import { folderKey } from '../folder-path.js';
 import type { ImportedManifest } from '../import/model.js';
-import { aclToManifest, createImportCatalog, createSecretNamer, folderToManifest, groupToManifest, taskToManifest, userToManifest } from '../import/to-manifest.js';
+import {
+  aclToManifest,
+  createImportCatalog,
+  createSecretNamer,
+  folderToManifest,
+  groupToManifest,
+  taskToManifest,
+  userToManifest,
+} from '../import/to-manifest.js';
 import type { SecretNamer } from '../import/to-manifest.js';
 import type { LiveState } from '../live/model.js';
 import { schemaKeyOrder } from '../manifest/canonical-form.js';
@@ -85,7 +93,15 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
     objects: f.objects.map((o) => ({ address: o.address, outcome: o.outcome, paths: o.paths, ...(o.lastChange ? { lastChange: o.lastChange } : {}) })),
     diff: unifiedDiff(show(f.file), f.before, f.after ?? ''),
   }));
-  const newFiles = outcome.created.length === 0 ? [] : freeNames(planImportFiles(outcome.created.map((c) => c.manifest), firstManifestsFolder(prelude.config, prelude.env)));
+  const newFiles =
+    outcome.created.length === 0
+      ? []
+      : freeNames(
+          planImportFiles(
+            outcome.created.map((c) => c.manifest),
+            firstManifestsFolder(prelude.config, prelude.env),
+          ),
+        );
   newFiles.forEach((f, i) => {
     const c = outcome.created[i]!;
     files.push({
@@ -116,11 +132,7 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
  * patches): an object whose edited document is not valid is not adopted (the diagnostic says
  * why) and the rest computed again, so what is written always loads.
  */
-function checkedAdoption(
-  input: AdoptionInput,
-  prelude: Extract<ReadPrelude, { status: 'ready' }>,
-  ctx: AppContext,
-): AdoptionOutcome {
+function checkedAdoption(input: AdoptionInput, prelude: Extract<ReadPrelude, { status: 'ready' }>, ctx: AppContext): AdoptionOutcome {
   const exclude = new Map<string, string>();
   for (;;) {
     const outcome = planAdoption({ ...input, exclude });
@@ -135,7 +147,11 @@ function checkedAdoption(
     for (const d of errors) {
       const file = d.file === undefined ? undefined : edited.get(d.file);
       if (file === undefined || file.after === undefined) continue;
-      const culprit = objectAt(file.after, d.line, file.objects.map((o) => o.address));
+      const culprit = objectAt(
+        file.after,
+        d.line,
+        file.objects.map((o) => o.address),
+      );
       const reason = `the edited manifest would not load: ${d.code} ${d.summary} (${shownPath(file.file, ctx.cwd)}${d.line !== undefined ? `:${d.line}` : ''})`;
       for (const address of culprit === undefined ? file.objects.map((o) => o.address) : [culprit]) if (!exclude.has(address)) exclude.set(address, reason);
     }

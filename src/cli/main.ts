@@ -193,12 +193,17 @@ export function buildProgram(io: CommandIo): Command {
       "with manifest paths other than the environment's: list unmanaged objects all the same (not listed then: other manifests may manage them)",
     )
     .option('--no-prune', 'mark no unmanaged object as one apply would delete')
-    .option('--adopt [addresses...]', 'rewrite the manifests to match the servers for the drifted objects (all, or the addresses given); writes files only, never a server')
+    .option(
+      '--adopt [addresses...]',
+      'rewrite the manifests to match the servers for the drifted objects (all, or the addresses given); writes files only, never a server',
+    )
     .option('--dry-run', 'with --adopt: print the diff of each manifest file and write nothing')
-    .action(async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean }, cmd: Command) => {
-      const { runDrift } = await import('./commands/drift.js');
-      await run(runDrift(globals(cmd), { ...opts, paths }, io));
-    });
+    .action(
+      async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean }, cmd: Command) => {
+        const { runDrift } = await import('./commands/drift.js');
+        await run(runDrift(globals(cmd), { ...opts, paths }, io));
+      },
+    );
 
   program
     .command('diff-env')

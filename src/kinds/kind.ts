@@ -2,7 +2,7 @@ import type { LiveState } from '../live/model.js';
 import type { Scope } from '../config/model.js';
 import type { Manifest, ManifestKind } from '../manifest/types.js';
 import type { ValueVocabulary } from '../manifest/value-words.js';
-import type { Change, EntryPermissions, NameKind, Principal } from '../resources/model.js';
+import type { Change, EntryPermissions, NameKind } from '../resources/model.js';
 import type { AuditRecord } from '../services/automation/types.js';
 import type { DesiredByKind, UnmanagedDetail } from './kind-types.js';
 import type { ServiceName } from '../vocabulary.js';

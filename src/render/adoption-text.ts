@@ -22,7 +22,8 @@ export function renderAdoptionText(report: AdoptionReport): string {
   for (const address of report.inSync) lines.push(`  = ${escapeControl(address)}: in sync, nothing to adopt`);
   if (report.refused.length > 0) {
     lines.push('', 'Not adopted:');
-    for (const r of report.refused) lines.push(`  ! ${escapeControl(r.address)}${r.path === undefined ? '' : ` ${escapeControl(r.path)}`}: ${escapeControl(r.reason)}`);
+    for (const r of report.refused)
+      lines.push(`  ! ${escapeControl(r.address)}${r.path === undefined ? '' : ` ${escapeControl(r.path)}`}: ${escapeControl(r.reason)}`);
   }
   if (report.secrets.length > 0) {
     lines.push('', 'The new manifests hold these placeholders for secrets the server does not show; set them before plan:');

@@ -28,7 +28,11 @@ import { testdir } from '../helpers/testdir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GOLDEN = join(ROOT, 'test/fixtures/adopt');
-const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password, ACME_SFTP_PASSWORD: 'demo' };
+const ENV = {
+  MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password,
+  MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password,
+  ACME_SFTP_PASSWORD: 'demo',
+};
 const PROD = ['--config', 'examples/mftops.yaml', '--env', 'production'];
 
 let emulator: RunningEmulator | undefined;
@@ -161,7 +165,13 @@ describe('mftops drift --adopt refuses what it must not write', () => {
       writeFileSync(config, readFileSync(config, 'utf8').replace('    prune: []\n', '    prune: []\n    vars: { ACME_MASK: "*" }\n'));
       const partners = join(d, 'examples/manifests/tasks/partners.yaml');
       const text = readFileSync(partners, 'utf8');
-      writeFileSync(partners, text.replace('- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "*"', '- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "${var:ACME_MASK}"'));
+      writeFileSync(
+        partners,
+        text.replace(
+          '- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "*"',
+          '- Source: { Host: xfer, Path: /Distribution/Acme/Outbound, FileMask: "${var:ACME_MASK}"',
+        ),
+      );
       writeFileSync(
         join(d, 'examples/manifests/tasks/production-patches.yaml'),
         [
@@ -193,8 +203,12 @@ describe('mftops drift --adopt refuses what it must not write', () => {
     const r = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('~ Task/Acme outbound: Info.Description as on the server');
-    expect(r.stdout).toContain('! Task/Acme outbound steps[0].Source.FileMask: written as ${var:ACME_MASK}: change the variable in mftops.yaml or write the value in the manifest by hand');
-    expect(r.stdout).toMatch(/! Task\/Globex outbound Info\.Description: the kind: Patch at examples\/manifests\/tasks\/production-patches\.yaml:7 gives this value/);
+    expect(r.stdout).toContain(
+      '! Task/Acme outbound steps[0].Source.FileMask: written as ${var:ACME_MASK}: change the variable in mftops.yaml or write the value in the manifest by hand',
+    );
+    expect(r.stdout).toMatch(
+      /! Task\/Globex outbound Info\.Description: the kind: Patch at examples\/manifests\/tasks\/production-patches\.yaml:7 gives this value/,
+    );
     expect(r.stdout).toContain('! Task/Payroll to bank steps[3]: holds a secret: changed on the server, not adoptable');
     const after = filesOf(dir);
     for (const text of [r.stdout, r.stderr, ...after.values()]) expect(text).not.toContain('hunter2-SECRET-value');

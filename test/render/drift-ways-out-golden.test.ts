@@ -33,16 +33,31 @@ function report(): DriftReport {
       fields: [{ path: 'Info.Notes', before: 'Edit in the admin UI only', after: 'Owner: edi-team' }],
     }),
     task('Month-end report', 'create', { fields: [{ path: 'Active', after: 1 }] }),
-    { address: 'Task/Made by hand', kind: 'Task', name: 'Made by hand', service: 'automation', action: 'delete', liveId: '40199', reason: { code: 'pruned', kind: 'Task', scope: ['Finance'] }, fields: [] },
+    {
+      address: 'Task/Made by hand',
+      kind: 'Task',
+      name: 'Made by hand',
+      service: 'automation',
+      action: 'delete',
+      liveId: '40199',
+      reason: { code: 'pruned', kind: 'Task', scope: ['Finance'] },
+      fields: [],
+    },
   ];
-  const plan = assemblePlan({ toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` }, changes, false);
+  const plan = assemblePlan(
+    { toolVersion: '0.1.0', createdAt: NOW.toISOString(), environment: 'prod', servers: {}, manifestDigest: `sha256:${'ab'.repeat(32)}` },
+    changes,
+    false,
+  );
   return assembleDrift({ plan, live: {}, prune: ['Task'], ignore: [], now: NOW });
 }
 
 describe('the drift report names the two ways out of each drifted object', () => {
   it('text', () => {
     const text = renderDriftText(report(), { color: false });
-    expect(text).toContain("    keep the server's: mftops drift --env prod --adopt 'Task/Payroll to bank'\n    restore git's:     mftops apply --env prod --target 'Task/Payroll to bank'\n");
+    expect(text).toContain(
+      "    keep the server's: mftops drift --env prod --adopt 'Task/Payroll to bank'\n    restore git's:     mftops apply --env prod --target 'Task/Payroll to bank'\n",
+    );
     expect(text).toContain(`restore git's:     mftops apply --env prod --target 'Task/Bob'\\''s export' --allow-replace`);
     expect(text).not.toContain("--target 'Task/Legacy EDI router'");
     expectGolden(text, 'drift-ways-out.txt');
