@@ -1,22 +1,9 @@
+import { KIND_DOCUMENTS } from './kind-types.js';
 import type { ResourceKind } from './kind.js';
 
-/**
- * How each kind's objects are named: `name`, a name of the kind's own (`Task/Payroll to bank`), or
- * `path`, an absolute folder path whose leading slash doubles as the address separator
- * (`FolderPermissions/Distribution/Acme`), which compares as a folder key and orders by depth.
- * Here rather than in `KindDefinition` because the kinds' own resolve code spells addresses too.
- */
-export const NAMING: { readonly [K in ResourceKind]: 'name' | 'path' } = {
-  Task: 'name',
-  ResourceGroupAcl: 'name',
-  FolderPermissions: 'path',
-  User: 'name',
-  Group: 'name',
-};
-
-/** Whether `kind`'s names are folder paths (see `NAMING`). */
+/** Whether `kind`'s names are folder paths (its `KindDocument`'s `naming`). */
 export function isPathNamed(kind: ResourceKind): boolean {
-  return NAMING[kind] === 'path';
+  return KIND_DOCUMENTS[kind].naming === 'path';
 }
 
 /** `Kind/name`; a folder path's own leading slash doubles as the separator: `FolderPermissions/Distribution/Acme`. */
@@ -30,7 +17,7 @@ export function parseAddress(address: string): { kind: ResourceKind; name: strin
   if (slash <= 0) return undefined;
   const kind = address.slice(0, slash);
   const name = address.slice(slash + 1);
-  if (name === '' || !Object.hasOwn(NAMING, kind)) return undefined;
+  if (name === '' || !Object.hasOwn(KIND_DOCUMENTS, kind)) return undefined;
   const known = kind as ResourceKind;
   // Folder names are absolute paths; accept `FolderPermissions/A/B` and `FolderPermissions//A/B`.
   return { kind: known, name: isPathNamed(known) ? `/${name.replace(/^\/+/, '')}` : name };

@@ -1,9 +1,22 @@
 import type { ManifestKind } from '../vocabulary.js';
-import type { DesiredFolder, FolderPermissionsManifest, FolderPermissionsPayload, FolderPermissionsUnmanagedDetail } from './folder-permissions/model.js';
-import type { DesiredGroup, GroupManifest, GroupPayload, GroupUnmanagedDetail } from './group/model.js';
-import type { DesiredAcl, ResourceGroupAclManifest, ResourceGroupAclPayload, ResourceGroupAclUnmanagedDetail } from './resource-group-acl/model.js';
-import type { DesiredTask, TaskManifest, TaskPayload, TaskUnmanagedDetail } from './task/model.js';
-import type { DesiredUser, UserManifest, UserPayload, UserUnmanagedDetail } from './user/model.js';
+import type { KindDocument } from './model-base.js';
+import {
+  FOLDER_PERMISSIONS_DOCUMENT,
+  type DesiredFolder,
+  type FolderPermissionsManifest,
+  type FolderPermissionsPayload,
+  type FolderPermissionsUnmanagedDetail,
+} from './folder-permissions/model.js';
+import { GROUP_DOCUMENT, type DesiredGroup, type GroupManifest, type GroupPayload, type GroupUnmanagedDetail } from './group/model.js';
+import {
+  RESOURCE_GROUP_ACL_DOCUMENT,
+  type DesiredAcl,
+  type ResourceGroupAclManifest,
+  type ResourceGroupAclPayload,
+  type ResourceGroupAclUnmanagedDetail,
+} from './resource-group-acl/model.js';
+import { TASK_DOCUMENT, type DesiredTask, type TaskManifest, type TaskPayload, type TaskUnmanagedDetail } from './task/model.js';
+import { USER_DOCUMENT, type DesiredUser, type UserManifest, type UserPayload, type UserUnmanagedDetail } from './user/model.js';
 
 /**
  * The types of each resource kind, by kind: the one place that lists them (each is defined in
@@ -62,3 +75,15 @@ export type UnmanagedDetail = KindTypes[ManifestKind]['unmanaged'];
 
 /** The desired object of each kind: its manifest with its references resolved to server ids. */
 export type DesiredByKind = { readonly [K in ManifestKind]: KindTypes[K]['desired'] };
+
+/**
+ * Each kind's `KindDocument`, by kind: how the manifest layer, which sits below the registry,
+ * names and identifies its documents (addresses, MF301).
+ */
+export const KIND_DOCUMENTS: { readonly [K in ManifestKind]: KindDocument } = {
+  Task: TASK_DOCUMENT,
+  ResourceGroupAcl: RESOURCE_GROUP_ACL_DOCUMENT,
+  FolderPermissions: FOLDER_PERMISSIONS_DOCUMENT,
+  User: USER_DOCUMENT,
+  Group: GROUP_DOCUMENT,
+};

@@ -64,3 +64,27 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObj
 export interface JsonObject {
   readonly [key: string]: JsonValue;
 }
+
+/** Where a manifest's `metadata.name` is: the one path most kinds' identity is made of. */
+export const NAME_PATH: JsonPath = ['metadata', 'name'];
+
+/**
+ * What the manifest layer knows of a kind's documents (it sits below the registry): how its
+ * objects are named in addresses, and what makes two documents one server object (MF301).
+ * Each kind's `model.ts` defines its own; `KIND_DOCUMENTS` (src/kinds/kind-types.ts) lists them.
+ * - `naming`: `name`, a name of the kind's own (`Task/Payroll to bank`), or `path`, an absolute
+ *   folder path whose leading slash doubles as the address separator (`FolderPermissions/A/B`),
+ *   compared as a folder key and ordered by depth;
+ * - `identity.paths`: the values that make the identity, case folded (`NAME_PATH`, or a
+ *   top-level `spec` key); the first is where MF301 points;
+ * - `identity.describe`: that object in words; `identity.label`: the kind's name is only a
+ *   label, unique all the same (addresses are made of it), and this is the hint when two share one.
+ */
+export interface KindDocument {
+  readonly naming: 'name' | 'path';
+  readonly identity: {
+    readonly paths: readonly [JsonPath, ...JsonPath[]];
+    readonly describe: (values: readonly string[]) => string;
+    readonly label?: string;
+  };
+}

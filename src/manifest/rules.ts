@@ -3,6 +3,8 @@ import { createDiagnostic } from './diagnostics.js';
 import { touchesRejected } from './schema-errors.js';
 import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import type { JsonPath, ManifestKind, SourceMap } from './types.js';
+import { KIND_DOCUMENTS } from '../kinds/kind-types.js';
+import { NAME_PATH } from '../kinds/model-base.js';
 import { isRecord } from '../is-record.js';
 import { folderPathProblem } from '../folder-path.js';
 
@@ -47,41 +49,11 @@ export type Rule = (documents: readonly CheckedDocument[]) => Diagnostic[];
 
 // ---------------------------------------------------------------------------- identities (MF301)
 
-/**
- * What makes a document of a kind the same server object as another (MF301): the values at
- * `paths`, case folded (the first is where the diagnostic points), and that object in words.
- * `label`: the kind's name is only a label, unique all the same (addresses are made of it), and
- * this is the hint when two documents share one. A table over the kinds rather than a field of
- * `KindDefinition`: the rules see raw documents and sit below src/kinds.
- */
-interface DocumentIdentity {
-  readonly paths: readonly [JsonPath, ...JsonPath[]];
-  readonly describe: (values: readonly string[]) => string;
-  readonly label?: string;
-}
-
-const NAME_PATH: JsonPath = ['metadata', 'name'];
-
-const IDENTITIES: { readonly [K in ManifestKind]: DocumentIdentity } = {
-  Task: { paths: [NAME_PATH], describe: ([name]) => `Task \`${name}\`` },
-  ResourceGroupAcl: {
-    paths: [
-      ['spec', 'resourceGroup'],
-      ['spec', 'userGroup'],
-    ],
-    describe: ([resourceGroup, userGroup]) => `a ResourceGroupAcl for resource group \`${resourceGroup}\` and user group \`${userGroup}\``,
-    label: 'names address ACLs in plans (ResourceGroupAcl/<name>): give each its own',
-  },
-  FolderPermissions: { paths: [NAME_PATH], describe: ([path]) => `FolderPermissions for \`${path}\`` },
-  User: { paths: [NAME_PATH], describe: ([name]) => `User \`${name}\`` },
-  Group: { paths: [NAME_PATH], describe: ([name]) => `Group \`${name}\`` },
-};
-
 /** The values that make the document's identity, or undefined when it has no usable one (no valid name, a value not text). */
 function identityValues(doc: CheckedDocument): string[] | undefined {
   if (doc.name === undefined) return undefined;
   const values: string[] = [];
-  for (const path of IDENTITIES[doc.kind].paths) {
+  for (const path of KIND_DOCUMENTS[doc.kind].identity.paths) {
     const value = path === NAME_PATH ? doc.name : path[0] === 'spec' && path.length === 2 ? asRecord(doc.spec)?.[path[1]!] : undefined;
     if (typeof value !== 'string') return undefined;
     values.push(value);
@@ -106,7 +78,7 @@ export const checkDuplicateIdentities: Rule = (docs) => {
   };
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
-    const identity = IDENTITIES[doc.kind];
+    const identity = KIND_DOCUMENTS[doc.kind].identity;
     const values = identityValues(doc);
     if (values !== undefined) {
       const key = `${doc.kind}\u0000${values.map((v) => v.toLowerCase()).join('\u0000')}`;

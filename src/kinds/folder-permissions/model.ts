@@ -1,5 +1,5 @@
 import type { FolderPermission, SharePermission } from '../../vocabulary.js';
-import type { ManifestBase, ResolvedName } from '../model-base.js';
+import { NAME_PATH, type ManifestBase, type ResolvedName, type KindDocument } from '../model-base.js';
 
 /**
  * The types of FolderPermissions (a transfer folder's ACL entries, by path): spec, manifest,
@@ -87,3 +87,9 @@ export interface FolderPermissionsUnmanagedDetail {
   readonly kind: 'FolderPermissions';
   readonly entries: readonly { readonly principal: Principal; readonly grant: EntryPermissions }[];
 }
+
+/** How the manifest layer names and identifies its documents (`KindDocument`). */
+export const FOLDER_PERMISSIONS_DOCUMENT: KindDocument = {
+  naming: 'path',
+  identity: { paths: [NAME_PATH], describe: ([path]) => `FolderPermissions for \`${path}\`` },
+};

@@ -1,4 +1,4 @@
-import type { ManifestBase, ResolvedName } from '../model-base.js';
+import { NAME_PATH, type ManifestBase, type ResolvedName, type KindDocument } from '../model-base.js';
 
 /**
  * The types of a Group (a transfer server group and its members): spec, manifest, desired
@@ -70,3 +70,6 @@ export interface GroupUnmanagedDetail {
   readonly kind: 'Group';
   readonly members?: number;
 }
+
+/** How the manifest layer names and identifies its documents (`KindDocument`). */
+export const GROUP_DOCUMENT: KindDocument = { naming: 'name', identity: { paths: [NAME_PATH], describe: ([name]) => `Group \`${name}\`` } };

@@ -1,5 +1,5 @@
 import type { AclPermission } from '../../vocabulary.js';
-import type { ManifestBase, ResolvedName } from '../model-base.js';
+import { type ManifestBase, type ResolvedName, type KindDocument } from '../model-base.js';
 
 /**
  * The types of a ResourceGroupAcl (the automation server's permissions of a user group on a
@@ -45,3 +45,16 @@ export interface ResourceGroupAclUnmanagedDetail {
   readonly userGroup: string;
   readonly permissions: readonly string[];
 }
+
+/** How the manifest layer names and identifies its documents (`KindDocument`). */
+export const RESOURCE_GROUP_ACL_DOCUMENT: KindDocument = {
+  naming: 'name',
+  identity: {
+    paths: [
+      ['spec', 'resourceGroup'],
+      ['spec', 'userGroup'],
+    ],
+    describe: ([resourceGroup, userGroup]) => `a ResourceGroupAcl for resource group \`${resourceGroup}\` and user group \`${userGroup}\``,
+    label: 'names address ACLs in plans (ResourceGroupAcl/<name>): give each its own',
+  },
+};

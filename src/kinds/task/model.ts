@@ -1,5 +1,5 @@
 import type { DayOfWeek } from '../../vocabulary.js';
-import type { JsonObject, ManifestBase, ResolvedName } from '../model-base.js';
+import { NAME_PATH, type JsonObject, type ManifestBase, type ResolvedName, type KindDocument } from '../model-base.js';
 
 /**
  * The types of a Task (automation API §2.4a): its spec as the manifest loader leaves it, its
@@ -256,3 +256,6 @@ export interface TaskUnmanagedDetail {
   readonly kind: 'Task';
   readonly groups: readonly string[];
 }
+
+/** How the manifest layer names and identifies its documents (`KindDocument`). */
+export const TASK_DOCUMENT: KindDocument = { naming: 'name', identity: { paths: [NAME_PATH], describe: ([name]) => `Task \`${name}\`` } };

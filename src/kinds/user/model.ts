@@ -1,5 +1,5 @@
 import type { UserAuthMethod, UserEmailFormat, UserNotification, UserPermission, UserStatus } from '../../vocabulary.js';
-import type { JsonObject, ManifestBase, ResolvedName } from '../model-base.js';
+import { NAME_PATH, type JsonObject, type ManifestBase, type ResolvedName, type KindDocument } from '../model-base.js';
 
 /**
  * The types of a User (a transfer server account): spec, manifest, desired object, payload,
@@ -62,3 +62,6 @@ export interface UserUnmanagedDetail {
   readonly status?: string;
   readonly lastLoginStamp?: string;
 }
+
+/** How the manifest layer names and identifies its documents (`KindDocument`). */
+export const USER_DOCUMENT: KindDocument = { naming: 'name', identity: { paths: [NAME_PATH], describe: ([name]) => `User \`${name}\`` } };
