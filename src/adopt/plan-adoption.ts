@@ -35,6 +35,13 @@ export interface AdoptionInput {
    * undefined when the live state does not hold it.
    */
   readonly newManifest: (object: UnmanagedObject) => ImportedManifest | undefined;
+  /** The `${env:}` placeholders `newManifest` wrote for the server's secrets: the only references a new manifest may hold. */
+  readonly placeholders?: () => readonly string[];
+  /**
+   * The other environments that load this document (`raw`) of `file`: a shared manifests folder,
+   * and no `metadata.environments` that leaves them out. An edit there would change them too.
+   */
+  readonly sharedWith?: (file: string, raw: unknown) => readonly string[];
   /** Where a key adoption adds goes among its siblings (`schemaKeyOrder`: where `mftops fmt` puts it). */
   readonly keyOrder?: EditOptions['keyOrder'];
 }
@@ -78,6 +85,15 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
       byFile.set(manifest.source.file, entry);
     }
     const raw = entry.docs.values[document];
+    const sharers = input.sharedWith?.(manifest.source.file, raw) ?? [];
+    if (sharers.length > 0) {
+      refused.push({
+        address: object.address,
+        why: 'unsafe',
+        reason: `${show(manifest.source.file)} is also loaded by environment ${sharers.join(', ')}: adopting here would change ${sharers.length === 1 ? 'it' : 'them'} too (pass --shared to adopt it for all of them, write the change as a kind: Patch of this environment, or limit the document with metadata.environments)`,
+      });
+      continue;
+    }
     const planned = planObject(object, manifest, document, raw, show);
     refused.push(...planned.refused);
     if (planned.edits.length === 0) continue;
@@ -108,6 +124,11 @@ export function planAdoption(input: AdoptionInput): AdoptionOutcome {
     const manifest = input.newManifest(object);
     if (manifest === undefined) {
       refused.push({ address: object.address, why: 'unsafe', reason: 'the object was not found in what was read from the server' });
+      continue;
+    }
+    const lookalike = referenceLookalike(manifest.document.spec, input.placeholders?.() ?? []);
+    if (lookalike !== undefined) {
+      refused.push({ address: object.address, why: 'unsafe', reason: lookalike });
       continue;
     }
     created.push({ address: object.address, manifest, ...withDefined({ lastChange: object.lastChange }) });
@@ -295,6 +316,11 @@ function planMember(document: number, raw: unknown, field: DriftedField, out: Pl
   const listed = rawAt(raw, ['spec', 'members']);
   const members = Array.isArray(listed.value) ? listed.value : [];
   if (typeof field.actual === 'string') {
+    const lookalike = referenceLookalike(field.actual, []);
+    if (lookalike !== undefined) {
+      refuse('unsafe', lookalike, 'members');
+      return;
+    }
     out.edits.push({ op: 'append', document, path: ['spec', 'members'], value: field.actual });
     out.paths.push(`members: ${field.actual}`);
     return;
@@ -322,6 +348,11 @@ function planEntry(
   const listed = rawAt(raw, ['spec', 'entries']);
   const entries = Array.isArray(listed.value) ? listed.value : [];
   const key = entry.principal.type === 'User' ? 'user' : 'group';
+  const lookalike = referenceLookalike(entry.principal.name, []);
+  if (lookalike !== undefined) {
+    refuse('unsafe', lookalike, `entries[${key}:${entry.principal.name}]`);
+    return;
+  }
   const name = entry.principal.name.toLowerCase();
   const index = entries.findIndex((e) => isRecord(e) && typeof e[key] === 'string' && e[key].toLowerCase() === name);
   const grant = (g: NonNullable<DriftedEntry['actual']>) => ({
@@ -381,6 +412,10 @@ function guardWritten(manifest: Manifest, path: JsonPath, written: Written, show
 
 /** A value the plan could only show as a marker: a secret, or an id no list names. */
 function markerProblem(value: JsonValue): { why: AdoptionRefusal['why']; reason: string } | undefined {
+  if (typeof value === 'string') {
+    const lookalike = referenceLookalike(value, []);
+    return lookalike === undefined ? undefined : { why: 'unsafe', reason: lookalike };
+  }
   if (Array.isArray(value)) {
     for (const item of value) {
       const p = markerProblem(item);
@@ -453,4 +488,34 @@ function stringsIn(value: unknown): string[] {
 function shownFile(file: string, cwd: string): string {
   const rel = relative(cwd, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
+}
+
+/** `${var:…}`, `${env:…}` or `${file:…}` anywhere in a text (an escaped `$${var:…}` is text). */
+const REFERENCE_SYNTAX = /(?<!\$)\$\{\s*(var|env|file)\s*:/i;
+
+/**
+ * Why a server value cannot be written into a manifest: a text that reads as a `${…}` reference
+ * would be loaded as one, so whoever can edit the object on the server could make mftops send
+ * one of its environment variables or files there on the next apply. `allowed`: the `${env:}`
+ * placeholders import itself wrote for the server's secrets.
+ */
+function referenceLookalike(value: unknown, allowed: readonly string[]): string | undefined {
+  if (typeof value === 'string') {
+    if (!REFERENCE_SYNTAX.test(value) || allowed.includes(value)) return undefined;
+    return "the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not adoptable (write it by hand, escaped as `$${var:…}` where meant)";
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const why = referenceLookalike(item, allowed);
+      if (why !== undefined) return why;
+    }
+    return undefined;
+  }
+  if (isRecord(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const why = referenceLookalike(k, allowed) ?? referenceLookalike(v, allowed);
+      if (why !== undefined) return why;
+    }
+  }
+  return undefined;
 }

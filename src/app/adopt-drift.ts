@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { parseAllDocuments } from 'yaml';
@@ -8,6 +8,8 @@ import { planAdoption } from '../adopt/plan-adoption.js';
 import type { AdoptionInput } from '../adopt/plan-adoption.js';
 import type { AdoptionOutcome } from '../adopt/model.js';
 import { isRecord } from '../is-record.js';
+import { compareText } from '../order.js';
+import type { MftopsConfig } from '../config/model.js';
 import type { UnmanagedObject } from '../drift/model.js';
 import { folderKey } from '../folder-path.js';
 import type { ImportedManifest } from '../import/model.js';
@@ -45,6 +47,12 @@ export interface AdoptDriftOptions extends Omit<DriftOptions, 'reportFile'> {
   readonly addresses: readonly string[];
   /** Compute and show the changes (a unified diff per file), write nothing. */
   readonly dryRun: boolean;
+  /**
+   * Also edit manifests that other environments load (a shared manifests folder, documents not
+   * limited by `metadata.environments`): the change then reaches them too. Without it such an
+   * object is refused, naming the environments.
+   */
+  readonly shared?: boolean;
 }
 
 /**
@@ -70,6 +78,14 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
   const texts = new Map<string, string>();
   for (const file of new Set(manifests.map((m) => m.source.file))) texts.set(file, readUnchanged(file, prelude.manifests.fileHashes.get(file), ctx.cwd));
   const namer = createSecretNamer();
+  // New manifests go to the environment's first manifests folder: when another environment loads
+  // that folder too, they say which environment they are for, or its next plan would create them there.
+  const newFolderSharers = (): string[] =>
+    environmentsSharing(join(firstManifestsFolder(prelude.config, prelude.env), 'new.yaml'), undefined, prelude.config, prelude.env.name);
+  const forThisEnvironment = (m: ImportedManifest | undefined, sharers: readonly string[]): ImportedManifest | undefined =>
+    m === undefined || sharers.length === 0
+      ? m
+      : { ...m, document: { ...m.document, metadata: { ...(m.document.metadata as object), environments: [prelude.env.name] } } };
   const converted = new Map<string, ImportedManifest | undefined>();
   const input: AdoptionInput = {
     report,
@@ -79,9 +95,11 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
     addresses: options.addresses,
     cwd: ctx.cwd,
     newManifest: (object) => {
-      if (!converted.has(object.address)) converted.set(object.address, liveManifestOf(object, live, namer));
+      if (!converted.has(object.address)) converted.set(object.address, forThisEnvironment(liveManifestOf(object, live, namer), newFolderSharers()));
       return converted.get(object.address);
     },
+    placeholders: () => namer.list().map((p) => `\${env:${p.variable}}`),
+    ...(options.shared === true ? {} : { sharedWith: (file: string, raw: unknown) => environmentsSharing(file, raw, prelude.config, prelude.env.name) }),
     keyOrder: schemaKeyOrder,
   };
   const outcome = checkedAdoption(input, prelude, ctx);
@@ -140,11 +158,26 @@ function checkedAdoption(input: AdoptionInput, prelude: Extract<ReadPrelude, { s
     const parsed = prelude.manifests.files
       .filter((file) => edited.get(file)?.after !== undefined || !edited.has(file))
       .map((file) => parseManifestFile(file, edited.get(file)?.after ?? input.texts.get(file) ?? readFileSync(file)));
+    // New manifests too: written as import writes them, each in a file of its own.
+    const created = new Map<string, string>();
+    planImportFiles(
+      outcome.created.map((c) => c.manifest),
+      firstManifestsFolder(prelude.config, prelude.env),
+    ).forEach((f, i) => {
+      const path = `${f.path}.adopted`;
+      created.set(path, outcome.created[i]!.address);
+      parsed.push(parseManifestFile(path, f.text));
+    });
     const checked = validateParsedFiles(parsed, undefined, manifestEnvironmentOf(prelude.config, prelude.env));
     const errors = checked.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length === 0) return outcome;
     const before = exclude.size;
     for (const d of errors) {
+      const createdAddress = d.file === undefined ? undefined : created.get(d.file);
+      if (createdAddress !== undefined) {
+        if (!exclude.has(createdAddress)) exclude.set(createdAddress, `its new manifest would not load: ${d.code} ${d.summary}`);
+        continue;
+      }
       const file = d.file === undefined ? undefined : edited.get(d.file);
       if (file === undefined || file.after === undefined) continue;
       const culprit = objectAt(
@@ -250,10 +283,14 @@ function writeAll(edited: readonly { file: string; after?: string }[], created: 
   try {
     for (const f of edited) {
       if (f.after === undefined) continue;
-      const tmp = join(dirname(f.file), `.${basename(f.file)}.${randomBytes(6).toString('hex')}.tmp`);
-      staged.push({ tmp, file: f.file });
-      const fd = openSync(tmp, 'wx', statSync(f.file).mode & 0o7777);
+      // A manifest that is a symbolic link: the file it points to is the one edited (the link stays).
+      const target = realpathSync(f.file);
+      const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+      staged.push({ tmp, file: target });
+      const mode = statSync(target).mode & 0o7777;
+      const fd = openSync(tmp, 'wx', mode);
       try {
+        fchmodSync(fd, mode); // the umask narrowed the mode openSync gave it
         writeFileSync(fd, f.after);
         fsyncSync(fd);
       } finally {
@@ -281,4 +318,25 @@ function unifiedDiff(path: string, before: string, after: string): string {
 function shownPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path;
+}
+
+/**
+ * The other environments that load `file`'s document `raw`: the file is one of their manifests or
+ * inside one of their folders, and the document's `metadata.environments` (absent: every
+ * environment) names them.
+ */
+function environmentsSharing(file: string, raw: unknown, config: MftopsConfig, own: string): string[] {
+  const metadata = isRecord(raw) && isRecord(raw.metadata) ? raw.metadata : undefined;
+  const limited = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
+  const out: string[] = [];
+  for (const [name, env] of config.environments) {
+    if (name === own || (limited !== undefined && !limited.includes(name))) continue;
+    if (env.manifests.some((m) => file === m || isInside(file, m))) out.push(name);
+  }
+  return out.sort(compareText);
+}
+
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }

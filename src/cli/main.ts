@@ -198,8 +198,13 @@ export function buildProgram(io: CommandIo): Command {
       'rewrite the manifests to match the servers for the drifted objects (all, or the addresses given); writes files only, never a server',
     )
     .option('--dry-run', 'with --adopt: print the diff of each manifest file and write nothing')
+    .option('--shared', 'with --adopt: also edit manifests that other environments load (they change there too)')
     .action(
-      async (paths: string[], opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean }, cmd: Command) => {
+      async (
+        paths: string[],
+        opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean; shared?: boolean },
+        cmd: Command,
+      ) => {
         const { runDrift } = await import('./commands/drift.js');
         await run(runDrift(globals(cmd), { ...opts, paths }, io));
       },

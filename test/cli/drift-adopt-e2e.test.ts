@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ async function adoptedExamples(profile: 'current' | 'divergent', edit?: (dir: st
   mkdirSync(join(dir, 'examples/manifests/tasks/secrets'), { recursive: true });
   writeFileSync(join(dir, 'examples/manifests/tasks/secrets/finance-share-audit.txt'), 'stand-in\n');
   edit?.(dir);
-  const first = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+  const first = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
   expect(first.code, first.stdout + first.stderr).toBe(0);
   const plan = await runCli(['plan', ...PROD, '--detailed-exitcode'], { cwd: dir, env: ENV });
   expect(plan.code, plan.stdout + plan.stderr).toBe(0);
@@ -130,12 +130,12 @@ for (const profile of ['current', 'divergent'] as const) {
       deleteTaskByHand(emu, 'Acme inbound');
 
       const before = filesOf(dir);
-      const dry = await runCli(['drift', ...PROD, '--adopt', '--dry-run'], { cwd: dir, env: ENV });
+      const dry = await runCli(['drift', ...PROD, '--shared', '--adopt', '--dry-run'], { cwd: dir, env: ENV });
       expect(dry.code, dry.stderr).toBe(0);
       expect(filesOf(dir)).toEqual(before);
       expectGolden(stable(dry.stdout), 'adopt-dry-run.txt');
 
-      const adopted = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+      const adopted = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
       expect(adopted.code, adopted.stdout + adopted.stderr).toBe(0);
       expect(adopted.stdout).toMatch(/~ Task\/Payroll to bank: Info\.Description as on the server\n\s+last change: operator, /);
       expect(adopted.stdout).toContain('+ Task/Globex archive: created on the server');
@@ -200,7 +200,7 @@ describe('mftops drift --adopt refuses what it must not write', () => {
     });
     const before = filesOf(dir);
 
-    const r = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('~ Task/Acme outbound: Info.Description as on the server');
     expect(r.stdout).toContain(
@@ -226,9 +226,64 @@ describe('mftops drift --adopt refuses what it must not write', () => {
   it('an address that names nothing is refused with exit 1 and writes nothing', async () => {
     const dir = await adoptedExamples('current');
     const before = filesOf(dir);
-    const r = await runCli(['drift', ...PROD, '--adopt', 'Task/No such task'], { cwd: dir, env: ENV });
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/No such task'], { cwd: dir, env: ENV });
     expect(r.stdout).toContain('! Task/No such task: names no drifted, unmanaged or managed object of this environment');
     expect(r.code).toBe(1);
     expect(filesOf(dir)).toEqual(before);
+  });
+
+  it('refuses, without --shared, a manifest another environment loads too, naming it; writes nothing', async () => {
+    const dir = await adoptedExamples('current');
+    editTaskByHand(emulator!, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'changed in production';
+    });
+    const before = filesOf(dir);
+    const r = await runCli(['drift', ...PROD, '--adopt'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      '! Task/Payroll to bank: examples/manifests/tasks/finance.yaml is also loaded by environment staging: adopting here would change it too',
+    );
+    expect(filesOf(dir)).toEqual(before);
+  });
+
+  it('never writes a server value that reads as a ${…} reference: a secret of mftops would be sent there on the next apply', async () => {
+    const dir = await adoptedExamples('current');
+    const emu = emulator!;
+    editTaskByHand(emu, { name: 'Nightly cleanup' }, (t) => {
+      (t.Info as JsonObject).Description = '${env:ACME_SFTP_PASSWORD}';
+    });
+    const admin = automationClientFor(emu);
+    await admin.createTask({ Name: 'Lookalike', Group: ['Partners'], Info: { Description: 'x ${file:/etc/passwd}' }, steps: [] });
+    await admin.close();
+    const before = filesOf(dir);
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /! Task\/Nightly cleanup Info\.Description: the server's value holds `\$\{…\}`, which a manifest reads as a variable or secret reference: not adoptable/,
+    );
+    expect(r.stdout).toMatch(/! Task\/Lookalike: the server's value holds `\$\{…\}`/);
+    const after = filesOf(dir);
+    for (const text of after.values()) {
+      expect(text).not.toMatch(/Description:\s*"?\$\{env:ACME_SFTP_PASSWORD\}/);
+      expect(text).not.toContain('${file:/etc/passwd}');
+    }
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+  });
+
+  it('edits the file a symlinked manifest points to, keeping the link and the mode the umask would narrow', async () => {
+    const dir = await adoptedExamples('current');
+    const link = join(dir, 'examples/manifests/tasks/finance.yaml');
+    const shared = join(dir, 'finance-shared.yaml');
+    renameSync(link, shared);
+    symlinkSync(shared, link);
+    chmodSync(shared, 0o664);
+    editTaskByHand(emulator!, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'fixed through the link';
+    });
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/Payroll to bank'], { cwd: dir, env: ENV });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(shared, 'utf8')).toContain('fixed through the link');
+    expect(statSync(shared).mode & 0o777).toBe(0o664);
   });
 });

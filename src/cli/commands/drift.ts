@@ -26,6 +26,8 @@ export interface DriftCommandOptions {
   readonly adopt?: boolean | readonly string[];
   /** With --adopt: show the diff, write nothing. */
   readonly dryRun?: boolean;
+  /** With --adopt: also edit manifests other environments load. */
+  readonly shared?: boolean;
 }
 
 /** What tests replace: the clock acknowledgements expire by. */
@@ -41,6 +43,7 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   const parallelism = wholeNumberOption('--parallelism', opts.parallelism ?? String(DEFAULTS.readParallelism), PARALLELISM_RANGE.min, PARALLELISM_RANGE.max);
   if (opts.adopt !== undefined && opts.adopt !== false) return runAdopt(g, opts, parallelism, io, deps);
   if (opts.dryRun === true) throw new ConfigError('--dry-run goes with --adopt (drift alone writes nothing)');
+  if (opts.shared === true) throw new ConfigError('--shared goes with --adopt (drift alone writes nothing)');
   const ctx = { ...cliContext(g, io), ...withDefined({ now: deps.now }) };
   let result: Awaited<ReturnType<typeof driftEnvironment>>;
   try {
@@ -76,6 +79,7 @@ async function runAdopt(g: GlobalOptions, opts: DriftCommandOptions, parallelism
         parallelism,
         addresses: Array.isArray(opts.adopt) ? opts.adopt : [],
         dryRun: opts.dryRun === true,
+        shared: opts.shared === true,
         ...withDefined({ prune: opts.prune }),
       },
       ctx,
