@@ -3,6 +3,7 @@ import { parseAllDocuments } from 'yaml';
 import type { DriftedEntry, DriftedField, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import { folderKey } from '../folder-path.js';
 import type { ImportedManifest } from '../import/model.js';
+import { referenceLookalike } from '../reference-lookalike.js';
 import { isRecord } from '../is-record.js';
 import type { LiveState } from '../live/model.js';
 import type { JsonPath, Manifest } from '../manifest/types.js';
@@ -488,34 +489,4 @@ function stringsIn(value: unknown): string[] {
 function shownFile(file: string, cwd: string): string {
   const rel = relative(cwd, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
-}
-
-/** `${var:…}`, `${env:…}` or `${file:…}` anywhere in a text (an escaped `$${var:…}` is text). */
-const REFERENCE_SYNTAX = /(?<!\$)\$\{\s*(var|env|file)\s*:/i;
-
-/**
- * Why a server value cannot be written into a manifest: a text that reads as a `${…}` reference
- * would be loaded as one, so whoever can edit the object on the server could make mftops send
- * one of its environment variables or files there on the next apply. `allowed`: the `${env:}`
- * placeholders import itself wrote for the server's secrets.
- */
-function referenceLookalike(value: unknown, allowed: readonly string[]): string | undefined {
-  if (typeof value === 'string') {
-    if (!REFERENCE_SYNTAX.test(value) || allowed.includes(value)) return undefined;
-    return "the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not adoptable (write it by hand, escaped as `$${var:…}` where meant)";
-  }
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const why = referenceLookalike(item, allowed);
-      if (why !== undefined) return why;
-    }
-    return undefined;
-  }
-  if (isRecord(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const why = referenceLookalike(k, allowed) ?? referenceLookalike(v, allowed);
-      if (why !== undefined) return why;
-    }
-  }
-  return undefined;
 }

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { KindDefinition, ResourceKind } from '../kinds/kind.js';
 import { EVERY_KIND, KINDS } from '../kinds/registry.js';
+import { referenceLookalike } from '../reference-lookalike.js';
 import { createSecretNamer, finishManifest } from './to-manifest.js';
 import type { ImportedManifest, ImportKind, ImportResult, ImportSelection, ImportSource } from './model.js';
 
@@ -20,7 +21,15 @@ export function importObjects(source: ImportSource, selection: ImportSelection):
     manifests.push(...made.drafts.map(finishManifest));
     skipped.push(...made.skipped);
   }
-  return { manifests, secrets: secrets.list(), skipped };
+  // A server text that reads as a `${…}` reference is not written: the next apply would send
+  // mftops' own secret to whoever wrote it there. Only the placeholders import put are references.
+  const placeholders = secrets.list().map((p) => `\${env:${p.variable}}`);
+  const safe = manifests.filter((m) => {
+    const why = referenceLookalike(m.document.spec, placeholders);
+    if (why !== undefined) skipped.push(`${m.address} not imported: ${why}`);
+    return why === undefined;
+  });
+  return { manifests: safe, secrets: secrets.list(), skipped };
 }
 
 /** An import source with nothing read, from `origin`: each kind's empty part. */

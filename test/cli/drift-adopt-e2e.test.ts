@@ -259,7 +259,7 @@ describe('mftops drift --adopt refuses what it must not write', () => {
     const r = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /! Task\/Nightly cleanup Info\.Description: the server's value holds `\$\{…\}`, which a manifest reads as a variable or secret reference: not adoptable/,
+      /! Task\/Nightly cleanup Info\.Description: the server's value holds `\$\{…\}`, which a manifest reads as a variable or secret reference: not written into a manifest/,
     );
     expect(r.stdout).toMatch(/! Task\/Lookalike: the server's value holds `\$\{…\}`/);
     const after = filesOf(dir);

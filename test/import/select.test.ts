@@ -130,3 +130,22 @@ describe('scope entries an import finds nothing for', () => {
     expect(snap.map((u) => u.why)).toEqual(['matches no folder saved in snapshot lab/2026-11-27T08-00-00Z']);
   });
 });
+
+describe('importObjects and server text that reads as a reference', () => {
+  it('leaves out, with a warning, an object whose server text would load as a ${env:}/${file:}/${var:} reference; a placeholder import puts is kept', () => {
+    const from: ImportSource = {
+      ...source,
+      tasks: [
+        { Name: 'Payroll to bank', Group: ['Finance'], Info: { Description: '${env:MFT_TRANSFER_PASSWORD}' } },
+        { Name: 'Bank statements in', Group: ['Finance'], Info: { Description: 'see $${var:escaped}' } },
+        { Name: 'Finance report', Group: ['Finance'], Info: { Notes: 'x ${file:/etc/passwd}' } },
+      ],
+    };
+    const result = importObjects(from, { kinds: ['Task'], all: false, scope: { taskGroups: ['Finance'], folders: [] } });
+    expect(result.manifests.map((m) => m.address)).toEqual(['Task/Bank statements in']);
+    expect(result.skipped).toEqual([
+      "Task/Finance report not imported: the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not written into a manifest (write it by hand, escaped as `$${var:…}` where meant)",
+      "Task/Payroll to bank not imported: the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not written into a manifest (write it by hand, escaped as `$${var:…}` where meant)",
+    ]);
+  });
+});
