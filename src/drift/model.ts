@@ -250,8 +250,9 @@ export type AuditStatus =
   | { readonly state: 'read'; readonly records: number; readonly queries: readonly AuditQueryUsed[] }
   | { readonly state: 'unreadable'; readonly httpStatus?: number; readonly message: string };
 
-/** The kinds the audit report can attribute: the automation server's objects. */
-export type AuditedKind = 'Task' | 'ResourceGroupAcl';
+/** The kinds the audit report can attribute: the automation server's objects (defined with the kinds). */
+export type { AuditedKind } from '../kinds/kind.js';
+import type { AuditedKind } from '../kinds/kind.js';
 
 /**
  * An audit query a drift run sends (POST /reports/audit is a read): at most one per audited kind.

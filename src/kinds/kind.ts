@@ -15,6 +15,12 @@ import type { FolderImportPart } from './folder-permissions/import.js';
 import type { UserImportPart } from './user/import.js';
 import type { GroupImportPart } from './group/import.js';
 
+/**
+ * The kinds the automation server's audit report can attribute (`KindDefinition.audit` is set
+ * exactly for these: the compiler holds the two together).
+ */
+export type AuditedKind = 'Task' | 'ResourceGroupAcl';
+
 /** Resource kinds a plan manages: the manifest kinds. */
 export type ResourceKind = ManifestKind;
 
@@ -189,7 +195,7 @@ export interface KindDefinition<K extends ResourceKind> {
   /** Spec keys whose list items `diff-env` names by their principal (`entries[user:alice]`) rather than by position. */
   readonly principalLists: readonly string[];
   /** How drift asks the audit report who changed an object of the kind; undefined: its server keeps no audit report to ask. */
-  readonly audit: KindAudit | undefined;
+  readonly audit: K extends AuditedKind ? KindAudit : undefined;
   /** A note under a drift report that lists an object of the kind, on why it does not say who changed it; undefined: none. */
   readonly unauditedNote: string | undefined;
   /** What `mftops import` takes of the kind and makes of its live objects, and what a delete of one removes (src/kinds/kind-import.ts). */
