@@ -160,9 +160,12 @@ function checkedAdoption(input: AdoptionInput, prelude: Extract<ReadPrelude, { s
       .map((file) => parseManifestFile(file, edited.get(file)?.after ?? input.texts.get(file) ?? readFileSync(file)));
     // New manifests too: written as import writes them, each in a file of its own.
     const created = new Map<string, string>();
-    planImportFiles(
-      outcome.created.map((c) => c.manifest),
-      firstManifestsFolder(prelude.config, prelude.env),
+    (outcome.created.length === 0
+      ? []
+      : planImportFiles(
+          outcome.created.map((c) => c.manifest),
+          firstManifestsFolder(prelude.config, prelude.env),
+        )
     ).forEach((f, i) => {
       const path = `${f.path}.adopted`;
       created.set(path, outcome.created[i]!.address);

@@ -286,4 +286,16 @@ describe('mftops drift --adopt refuses what it must not write', () => {
     expect(readFileSync(shared, 'utf8')).toContain('fixed through the link');
     expect(statSync(shared).mode & 0o777).toBe(0o664);
   });
+
+  it('adopts a field change in an environment whose manifests are files only (no folder for new ones)', async () => {
+    const dir = await adoptedExamples('current');
+    const config = join(dir, 'examples/mftops.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('manifests: [manifests, policies]', 'manifests: [manifests/tasks/finance.yaml]'));
+    editTaskByHand(emulator!, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'one file only';
+    });
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/Payroll to bank'], { cwd: dir, env: ENV });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'examples/manifests/tasks/finance.yaml'), 'utf8')).toContain('one file only');
+  });
 });
