@@ -40,6 +40,7 @@ describe('inputs', () => {
       allowReplace: false,
       maxDeletes: DEFAULTS.maxDeletes,
       rotatePasswords: false,
+      onDrift: 'report',
     });
   });
 
