@@ -81,7 +81,11 @@ export async function syncAdoptionPullRequest(
     headSha = await api.createCommit({ message: proposal.commitMessage, tree, parents: [base.sha] });
     await api.setBranch(branch, headSha);
   }
-  const withHead = (pr: PullRequest): AdoptPrResult => ({ action: open === undefined ? 'opened' : 'updated', pullRequest: pr, ...(headSha ? { headSha } : {}) });
+  const withHead = (pr: PullRequest): AdoptPrResult => ({
+    action: open === undefined ? 'opened' : 'updated',
+    pullRequest: pr,
+    ...(headSha ? { headSha } : {}),
+  });
   if (open !== undefined) return withHead(await api.updatePullRequest(open.number, { title: proposal.title, body: proposal.body }));
   return withHead(await api.createPullRequest({ title: proposal.title, body: proposal.body, head: branch, base: base.branch }));
 }
@@ -98,7 +102,9 @@ export function renderAdoptTitle(report: AdoptionReport): string {
 
 /** The commit message: addresses and field names only, never a value. */
 export function renderAdoptCommitMessage(report: AdoptionReport): string {
-  const lines = adoptedObjects(report).map(({ object }) => `- ${object.address}${object.paths.length > 0 ? `: ${object.paths.join(', ')}` : ` (${object.outcome})`}`);
+  const lines = adoptedObjects(report).map(
+    ({ object }) => `- ${object.address}${object.paths.length > 0 ? `: ${object.paths.join(', ')}` : ` (${object.outcome})`}`,
+  );
   return `mftops: adopt drift of ${report.environment}\n\nThe manifests now say what the servers have (mftops drift --adopt):\n\n${lines.join('\n')}\n`;
 }
 
@@ -123,12 +129,24 @@ export function renderAdoptPrBody(report: AdoptionReport, drift: DriftReport, or
     for (const r of report.refused) tail.push(`| ${code(r.address)} | ${r.path === undefined ? '—' : code(r.path)} | ${escapeMd(r.reason)} |`);
   }
   if (report.secrets.length > 0) {
-    tail.push('', '### Secrets to set', '', 'The new manifests reference these variables for secrets the server does not show; set them before the next apply:', '');
+    tail.push(
+      '',
+      '### Secrets to set',
+      '',
+      'The new manifests reference these variables for secrets the server does not show; set them before the next apply:',
+      '',
+    );
     for (const sp of report.secrets) tail.push(`- ${code(sp.variable)} (${code(sp.address)} ${code(sp.field)})`);
   }
   if (report.audit.state === 'unreadable') tail.push('', `> [!NOTE]\n> ${escapeMd(report.audit.message)}; who changed what is not shown.`);
   const tailText = tail.length > 0 ? `\n\n${tail.join('\n')}` : '';
-  const blocks = adoptedObjects(report).map(({ file, object }) => renderObject(file, object, drift.drifted.find((d) => d.address === object.address)));
+  const blocks = adoptedObjects(report).map(({ file, object }) =>
+    renderObject(
+      file,
+      object,
+      drift.drifted.find((d) => d.address === object.address),
+    ),
+  );
   let room = GITHUB_COMMENT_LIMIT - head.length - foot.length - tailText.length - 200;
   const shown: string[] = [];
   for (const b of blocks) {
@@ -154,12 +172,17 @@ function renderObject(file: AdoptionFileResult, o: AdoptedFileObject, d: Drifted
   const entries = d?.entries.filter((e) => o.paths.includes(e.path)) ?? [];
   if (fields.length > 0) {
     lines.push('', '| Field | Was in git | Now (from the server) |', '|:--|:--|:--|');
-    for (const f of fields) lines.push(`| ${code(f.path)} | ${value(valueText(f.expected, sideWords(f, 'expected')), f.expected === undefined)} | ${value(valueText(f.actual, sideWords(f, 'actual')), f.actual === undefined)} |`);
+    for (const f of fields)
+      lines.push(
+        `| ${code(f.path)} | ${value(valueText(f.expected, sideWords(f, 'expected')), f.expected === undefined)} | ${value(valueText(f.actual, sideWords(f, 'actual')), f.actual === undefined)} |`,
+      );
   }
   if (entries.length > 0) {
     lines.push('', '| Entry | Difference | Was in git | Now (from the server) |', '|:--|:--|:--|:--|');
     for (const e of entries)
-      lines.push(`| ${e.principal.type.toLowerCase()} ${code(e.principal.name)} | ${escapeMd(entryPhrase(e))} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`);
+      lines.push(
+        `| ${e.principal.type.toLowerCase()} ${code(e.principal.name)} | ${escapeMd(entryPhrase(e))} | ${escapeMd(grantText(e.expected))} | ${escapeMd(grantText(e.actual))} |`,
+      );
   }
   // Paths the drift report words differently (or that it does not list): named, without values.
   const other = o.paths.filter((p) => !fields.some((f) => f.path === p) && !entries.some((e) => e.path === p));

@@ -206,7 +206,9 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
           await call('POST', `${base}${repoPath}/git/trees`, {
             base_tree: baseTree,
             // `sha: null` removes a path; `content` writes the text as a blob.
-            tree: files.map((f) => (f.text === null ? { path: f.path, mode: f.mode, type: 'blob', sha: null } : { path: f.path, mode: f.mode, type: 'blob', content: f.text })),
+            tree: files.map((f) =>
+              f.text === null ? { path: f.path, mode: f.mode, type: 'blob', sha: null } : { path: f.path, mode: f.mode, type: 'blob', content: f.text },
+            ),
           })
         ).data,
         'tree',
@@ -232,7 +234,9 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
     createPullRequest: async (pr) =>
       toPullRequest((await call('POST', `${base}${repoPath}/pulls`, { title: pr.title, body: pr.body, head: pr.head, base: pr.base })).data),
     updatePullRequest: async (n, change) =>
-      toPullRequest((await call('PATCH', `${base}${repoPath}/pulls/${n}`, { ...withDefined({ title: change.title, body: change.body, state: change.state }) })).data),
+      toPullRequest(
+        (await call('PATCH', `${base}${repoPath}/pulls/${n}`, { ...withDefined({ title: change.title, body: change.body, state: change.state }) })).data,
+      ),
   };
 }
 

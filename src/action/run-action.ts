@@ -693,7 +693,8 @@ async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefi
     return false;
   }
   const plan = made.plan;
-  if (made.denied) s.a.runner.annotate('warning', `on-drift revert-plan: a deny policy refuses the plan that would revert ${environment}; no plan file was saved`);
+  if (made.denied)
+    s.a.runner.annotate('warning', `on-drift revert-plan: a deny policy refuses the plan that would revert ${environment}; no plan file was saved`);
   else {
     s.a.runner.log(`The plan that would revert the drift of ${environment} is saved in ${relativeTo(s.cwd, planFile)}: ${summaryLine(plan)}`);
     setOutputs(s.a.runner, { 'plan-file': planFile });

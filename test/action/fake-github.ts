@@ -195,7 +195,9 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
     }
     if ((m = /^\/git\/commits\/([0-9a-f]+)$/.exec(path)) && method === 'GET') {
       const c = commits.get(m[1] ?? '');
-      return c === undefined ? send(res, 404, { message: 'Not Found' }) : send(res, 200, { sha: m[1], tree: { sha: c.tree }, parents: c.parents.map((sha) => ({ sha })), message: c.message });
+      return c === undefined
+        ? send(res, 404, { message: 'Not Found' })
+        : send(res, 200, { sha: m[1], tree: { sha: c.tree }, parents: c.parents.map((sha) => ({ sha })), message: c.message });
     }
     if (path === '/git/trees' && method === 'POST') {
       const baseTree = typeof body?.['base_tree'] === 'string' ? trees.get(body['base_tree']) : new Map<string, string>();

@@ -144,8 +144,7 @@ describe('on-drift: adopt-pr', () => {
     // One commit on the base each, changing only its environment's manifest; comments kept.
     const prodHead = github.branches.get('mftops/adopt-prod')!;
     expect(github.commits.get(prodHead)!.parents).toEqual([base]);
-    const changed = (sha: string) =>
-      [...github.filesAt(sha)].filter(([path, text]) => github.filesAt(base).get(path) !== text).map(([path]) => path);
+    const changed = (sha: string) => [...github.filesAt(sha)].filter(([path, text]) => github.filesAt(base).get(path) !== text).map(([path]) => path);
     expect(changed(prodHead)).toEqual(['prod/acl.yaml']);
     expect(github.filesAt(prodHead).get('prod/acl.yaml')).toBe(ACL_MANIFEST.replace('[TaskRun, TaskEditExisting]', '[TaskRun]'));
     expect(changed(github.branches.get('mftops/adopt-staging')!)).toEqual(['staging/acl.yaml']);
@@ -245,7 +244,9 @@ describe('on-drift: revert-plan', () => {
     const emulator = await startSeededEmulator();
     onTestFinished(() => emulator.close());
     const ws = testdir({
-      'mftops.yaml': emulatorEnvironmentsYaml([{ environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] }]),
+      'mftops.yaml': emulatorEnvironmentsYaml([
+        { environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] },
+      ]),
       'manifests/acl.yaml': ACL_MANIFEST,
     });
     const base = commitWorkspace(ws);
