@@ -12,6 +12,7 @@ import type { JsonObject } from '../../src/emulator/json.js';
 import type { AclPermission } from '../../src/emulator/state.js';
 import { editAclByHand, editTaskByHand, listWrites, readTask, startSeededEmulator } from '../helpers/emulator-test-api.js';
 import { testdir } from '../helpers/testdir.js';
+import { SEED_LOGINS, automationClientFor } from '../integration/helpers.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
 import { ALL_SECRETS, CREDENTIALS, checkout, parseOutputFile } from './harness.js';
 
@@ -202,6 +203,11 @@ describe('on-drift: adopt-pr', () => {
     const baseline = await adoptDrift({ configFile: join(mft, 'mftops.yaml'), addresses: [], dryRun: false }, quietContext(mft));
     expect(baseline.status).toBe('adopted');
     const base = commitWorkspace(ws);
+    // The operator fixes a task through the API (the audit report records who and when).
+    const operator = automationClientFor(emulator, SEED_LOGINS.automationOperator);
+    const payroll = (await operator.listTasks({ name: 'Payroll to bank' }))[0]!;
+    await operator.updateTask(payroll.ID!, { ...payroll, Info: { ...payroll.Info, Description: 'Nightly payroll, fixed at 2 a.m.' } });
+    await operator.close();
     const hostId = String(((readTask(emulator, { name: 'Payroll to bank' })!.steps as JsonObject[])[2]!.Destination as JsonObject).HostID);
     editTaskByHand(emulator, { name: 'Payroll to bank' }, (t) => {
       (t.steps as JsonObject[]).push({ Destination: { HostID: hostId, Path: '/copy', UseDefUser: 0, Username: 'copier', Password: 'hunter2-SECRET-value' } });
@@ -217,6 +223,10 @@ describe('on-drift: adopt-pr', () => {
     const head = github.branches.get('mftops/adopt-production')!;
     expect(github.filesAt(head).get('mft/manifests/tasks/partners.yaml')).toContain('Acme adopted by hand');
     expect(pr!.body).toContain('Acme adopted by hand');
+    expect(pr!.body).toMatch(
+      /#### <code>Task\/Payroll to bank<\/code>\n\nchanged on the server, in <code>mft\/manifests\/tasks\/finance\.yaml<\/code>\n\nLast change: operator, 20/,
+    );
+    expect(github.filesAt(head).get('mft/manifests/tasks/finance.yaml')).toContain('Nightly payroll, fixed at 2 a.m.');
     expect(pr!.body).toMatch(/<code>Task\/Payroll to bank<\/code> \| <code>steps&#91;3&#93;<\/code> \| holds a secret: changed on the server, not adoptable/);
     const sent = JSON.stringify(github.calls());
     for (const secret of ['hunter2-SECRET-value', ...ALL_SECRETS]) {
