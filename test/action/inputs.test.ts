@@ -86,6 +86,18 @@ describe('inputs', () => {
     expect(() => readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ROTATE-PASSWORDS': 'sometimes' }, 'push', WS)).toThrow(/rotate-passwords/);
   });
 
+  it('reads on-drift for drift only, report unless given; per-kind lists are refused', () => {
+    expect(readInputs({ INPUT_COMMAND: 'drift' }, 'schedule', WS).onDrift).toBe('report');
+    expect(readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'adopt-pr' }, 'schedule', WS).onDrift).toBe('adopt-pr');
+    expect(readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'revert-plan' }, 'schedule', WS).onDrift).toBe('revert-plan');
+    expect(() => readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ON-DRIFT': 'adopt-pr' }, 'push', WS)).toThrow(
+      'input "on-drift" is for command drift only, not plan',
+    );
+    expect(() => readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'Task=adopt-pr,*=report' }, 'schedule', WS)).toThrow(
+      'input "on-drift" must be one of report, adopt-pr, revert-plan, not "Task=adopt-pr,*=report"',
+    );
+  });
+
   it('comments by default on pull requests and for drift, not on a push', () => {
     expect(readInputs({ INPUT_COMMAND: 'plan' }, 'pull_request', WS).comment).toBe(true);
     expect(readInputs({ INPUT_COMMAND: 'plan' }, 'pull_request_target', WS).comment).toBe(true);

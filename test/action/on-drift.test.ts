@@ -63,10 +63,10 @@ function commitWorkspace(ws: string): string {
 }
 
 /** One drift step of the scheduled job, as a runner runs it on the default branch. */
-async function driftStep(ws: string, sha: string, inputs: Record<string, string>, env: Record<string, string> = CREDENTIALS): Promise<StepRun> {
+async function driftStep(ws: string, sha: string, inputs: Record<string, string>, runnerEnv: Record<string, string> = {}): Promise<StepRun> {
   const files = testdir({ output: '', summary: '' });
   const stepEnv: NodeJS.ProcessEnv = {
-    ...env,
+    ...CREDENTIALS,
     GITHUB_WORKSPACE: ws,
     GITHUB_EVENT_NAME: 'schedule',
     GITHUB_REPOSITORY: 'acme-corp/mft-config',
@@ -81,6 +81,7 @@ async function driftStep(ws: string, sha: string, inputs: Record<string, string>
     INPUT_COMMAND: 'drift',
     'INPUT_GITHUB-TOKEN': github.token,
     ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+    ...runnerEnv,
   };
   let log = '';
   const code = await runAction({ env: stepEnv, cwd: ws, runner: createFileRunner(stepEnv, (t) => (log += t)), log: (t) => (log += t) });
@@ -245,6 +246,28 @@ describe('on-drift: adopt-pr', () => {
     expect(errors).toEqual(['::error::input "on-drift" must be one of report, adopt-pr, revert-plan, not "nonsense"']);
     expect(run.log).not.toMatch(/\n\s+at /);
     expect(github.calls()).toEqual([]);
+  });
+
+  it('refuses, writing nothing to GitHub, when the job did not check out a branch (a tag): the pull request would have no base', {
+    timeout: 60_000,
+  }, async () => {
+    resetGithub();
+    const emulator = await startSeededEmulator();
+    onTestFinished(() => emulator.close());
+    const ws = testdir({
+      'mftops.yaml': emulatorEnvironmentsYaml([
+        { environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] },
+      ]),
+      'manifests/acl.yaml': ACL_MANIFEST,
+    });
+    const base = commitWorkspace(ws);
+    setFinanceAcl(emulator, { TaskRun: 0 });
+    const run = await driftStep(ws, base, { 'on-drift': 'adopt-pr', comment: 'false' }, { GITHUB_REF: 'refs/tags/v1.2' });
+    expect(run.code).toBe(1);
+    expect(run.log.split('\n').filter((l) => l.startsWith('::error'))).toEqual([
+      "::error::on-drift adopt-pr: the job must run on a branch (GITHUB_REF is refs/tags/v1.2): the pull request's base is the branch it checked out",
+    ]);
+    expect(github.writes()).toEqual([]);
   });
 });
 
