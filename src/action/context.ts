@@ -24,6 +24,8 @@ export interface GithubContext {
   readonly pullRequest?: { readonly number: number; readonly headSha?: string };
   /** `GITHUB_SHA`. */
   readonly sha?: string;
+  /** `GITHUB_REF`: `refs/heads/main` on a schedule (the default branch) or a push. */
+  readonly ref?: string;
   /** `GITHUB_WORKSPACE`, else the process's folder. */
   readonly workspace: string;
 }
@@ -58,6 +60,7 @@ export function readGithubContext(env: NodeJS.ProcessEnv, cwd: string): GithubCo
       runId,
       pullRequest,
       sha,
+      ref: nonEmpty(env['GITHUB_REF']),
     }),
     workspace: nonEmpty(env['GITHUB_WORKSPACE']) ?? cwd,
   };

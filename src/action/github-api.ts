@@ -39,6 +39,37 @@ export interface GithubApi {
   ): Promise<Issue>;
   /** Create the label unless the repository has it. */
   ensureLabel(label: { name: string; color: string; description: string }): Promise<void>;
+  /** The commit a branch points at, or undefined when there is no such branch (Git Data API). */
+  getBranchSha(branch: string): Promise<string | undefined>;
+  /** The tree of a commit. */
+  getCommitTree(commitSha: string): Promise<string>;
+  /** A tree on `baseTree` with these files written (`text`) or removed (`text: null`). */
+  createTree(baseTree: string, files: readonly TreeFile[]): Promise<string>;
+  createCommit(commit: { message: string; tree: string; parents: readonly string[] }): Promise<string>;
+  /** Point the branch at `sha`: created when missing, else moved even when not a fast-forward (`force`). */
+  setBranch(branch: string, sha: string): Promise<void>;
+  /** The open pull request from `branch` of this repository, if any. */
+  findOpenPullRequest(branch: string): Promise<PullRequest | undefined>;
+  createPullRequest(pr: { title: string; body: string; head: string; base: string }): Promise<PullRequest>;
+  updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<PullRequest>;
+}
+
+/** One file of a new tree, by its path from the repository root; `text: null` removes it. */
+export interface TreeFile {
+  readonly path: string;
+  readonly text: string | null;
+  /** `100644`, or `100755` for an executable file. */
+  readonly mode: '100644' | '100755';
+}
+
+/** A pull request, as far as the Action reads it. */
+export interface PullRequest {
+  readonly number: number;
+  readonly state: 'open' | 'closed';
+  readonly body: string;
+  readonly htmlUrl?: string;
+  /** The commit its head branch points at. */
+  readonly headSha?: string;
 }
 
 export interface GithubApiOptions {
@@ -154,6 +185,82 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
         if (!(err instanceof GithubApiError) || err.status !== 422) throw err;
       }
     },
+    getBranchSha: async (branch) => {
+      try {
+        const { data } = await call('GET', `${base}${repoPath}/git/ref/heads/${encodeRef(branch)}`);
+        return isRecord(data) && isRecord(data['object']) && typeof data['object']['sha'] === 'string' ? data['object']['sha'] : undefined;
+      } catch (err) {
+        if (err instanceof GithubApiError && err.status === 404) return undefined;
+        throw err;
+      }
+    },
+    getCommitTree: async (sha) => {
+      const { data } = await call('GET', `${base}${repoPath}/git/commits/${encodeURIComponent(sha)}`);
+      if (!isRecord(data) || !isRecord(data['tree']) || typeof data['tree']['sha'] !== 'string')
+        throw new GithubApiError(`GitHub API returned commit ${sha} without a tree`, undefined);
+      return data['tree']['sha'];
+    },
+    createTree: async (baseTree, files) =>
+      shaOf(
+        (
+          await call('POST', `${base}${repoPath}/git/trees`, {
+            base_tree: baseTree,
+            // `sha: null` removes a path; `content` writes the text as a blob.
+            tree: files.map((f) =>
+              f.text === null ? { path: f.path, mode: f.mode, type: 'blob', sha: null } : { path: f.path, mode: f.mode, type: 'blob', content: f.text },
+            ),
+          })
+        ).data,
+        'tree',
+      ),
+    createCommit: async (commit) =>
+      shaOf((await call('POST', `${base}${repoPath}/git/commits`, { message: commit.message, tree: commit.tree, parents: commit.parents })).data, 'commit'),
+    setBranch: async (branch, sha) => {
+      try {
+        await call('POST', `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
+        return;
+      } catch (err) {
+        // 422 "Reference already exists": move it.
+        if (!(err instanceof GithubApiError) || err.status !== 422) throw err;
+      }
+      await call('PATCH', `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+    },
+    findOpenPullRequest: async (branch) => {
+      const list = await paginate(`${repoPath}/pulls?state=open&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
+      // The head filter is the server's; a pull request from another branch is never taken for ours.
+      const mine = list.find((p) => isRecord(p) && isRecord(p['head']) && p['head']['ref'] === branch);
+      return mine === undefined ? undefined : toPullRequest(mine);
+    },
+    createPullRequest: async (pr) =>
+      toPullRequest((await call('POST', `${base}${repoPath}/pulls`, { title: pr.title, body: pr.body, head: pr.head, base: pr.base })).data),
+    updatePullRequest: async (n, change) =>
+      toPullRequest(
+        (await call('PATCH', `${base}${repoPath}/pulls/${n}`, { ...withDefined({ title: change.title, body: change.body, state: change.state }) })).data,
+      ),
+  };
+}
+
+/** A branch name in a URL path: each segment encoded, the slashes kept (`mftops/adopt-prod`). */
+function encodeRef(branch: string): string {
+  return branch.split('/').map(encodeURIComponent).join('/');
+}
+
+function shaOf(data: unknown, what: string): string {
+  if (!isRecord(data) || typeof data['sha'] !== 'string') throw new GithubApiError(`GitHub API returned a ${what} without a sha`, undefined);
+  return data['sha'];
+}
+
+function toPullRequest(data: unknown): PullRequest {
+  if (!isRecord(data) || typeof data['number'] !== 'number') throw new GithubApiError('GitHub API returned a pull request without a number', undefined);
+  const head = data['head'];
+  return {
+    number: data['number'],
+    state: data['state'] === 'closed' ? 'closed' : 'open',
+    body: typeof data['body'] === 'string' ? data['body'] : '',
+    ...withDefined({
+      htmlUrl: typeof data['html_url'] === 'string' ? data['html_url'] : undefined,
+      headSha: isRecord(head) && typeof head['sha'] === 'string' ? head['sha'] : undefined,
+    }),
   };
 }
 

@@ -61,7 +61,19 @@ export interface ActionInputs {
   readonly prune?: boolean;
   /** `rotate-passwords`, the CLI's `--rotate-passwords` for plan and apply's plan: existing Users are sent their manifest's password again. */
   readonly rotatePasswords: boolean;
+  /** `on-drift` (drift only): what the drift job does beyond the drift issue; default `report`. */
+  readonly onDrift: OnDrift;
 }
+
+/**
+ * What the drift job does when it finds drift, per environment (the workflow runs one step per
+ * environment): `report` keeps the drift issue only; `adopt-pr` also proposes the adopted
+ * manifests as one pull request per environment; `revert-plan` also posts the plan that would put
+ * the servers back on the drift issue, saved as a plan file to apply through the normal path.
+ */
+export type OnDrift = 'report' | 'adopt-pr' | 'revert-plan';
+
+export const ON_DRIFT_VALUES: readonly OnDrift[] = ['report', 'adopt-pr', 'revert-plan'];
 
 /** A workflow passed an input the Action cannot use; the message names the input and the fix. */
 export class ActionInputError extends MftopsError {}
@@ -112,6 +124,7 @@ export function readInputs(env: NodeJS.ProcessEnv, eventName: string | undefined
     allowReplace: readBoolean(env, 'allow-replace', false),
     maxDeletes: readWholeNumber(env, 'max-deletes', MAX_DELETES_RANGE) ?? DEFAULTS.maxDeletes,
     rotatePasswords: readBoolean(env, 'rotate-passwords', false),
+    onDrift: readOnDrift(env, command),
     ...withDefined({
       parallelism,
       prune,
@@ -141,6 +154,16 @@ function readPullRequests(env: NodeJS.ProcessEnv): number[] {
     if (!numbers.includes(Number(n[1]))) numbers.push(Number(n[1]));
   }
   return numbers;
+}
+
+/** `on-drift`: one of its values, and only for drift (elsewhere it would silently do nothing). */
+function readOnDrift(env: NodeJS.ProcessEnv, command: ActionCommand): OnDrift {
+  const raw = getInput(env, 'on-drift');
+  if (raw === '') return 'report';
+  if (!(ON_DRIFT_VALUES as readonly string[]).includes(raw))
+    throw new ActionInputError(`input "on-drift" must be one of ${ON_DRIFT_VALUES.join(', ')}, not "${raw}"`);
+  if (command !== 'drift' && raw !== 'report') throw new ActionInputError(`input "on-drift" is for command drift only, not ${command}`);
+  return raw as OnDrift;
 }
 
 /** YAML 1.2 core booleans, as `core.getBooleanInput` reads them; empty means the default. */

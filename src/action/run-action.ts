@@ -21,7 +21,11 @@ import { comparePlans, findUnreviewedChanges } from './compare-plans.js';
 import { postApplyResult, type ApplyResult, type ApplyResultStatus } from './apply-comment.js';
 import { applyExitCode, type ApplyOutcome } from '../apply/model.js';
 import { readGithubContext, type GithubContext } from './context.js';
-import { createGithubApi, type GithubApi } from './github-api.js';
+import { createGithubApi, type GithubApi, type Issue } from './github-api.js';
+import { renderAdoptCommitMessage, renderAdoptPrBody, renderAdoptTitle, syncAdoptionPullRequest, type AdoptionProposal } from './adopt-pr.js';
+import { adoptedTreeFiles } from './adopted-files.js';
+import { renderAdoptionText } from '../render/adoption-text.js';
+import type { DriftReport } from '../drift/model.js';
 import { readInputs, type ActionInputs } from './inputs.js';
 import {
   renderApplySummary,
@@ -31,7 +35,7 @@ import {
   renderPolicyRefusalSummary,
   renderValidateSummary,
 } from './job-summary.js';
-import { planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
+import { GITHUB_COMMENT_LIMIT, planMarker, renderPlanComment, renderPlanFailureComment, upsertStickyComment } from './pr-comment.js';
 import type { Runner } from './workflow-commands.js';
 import { syncDriftIssue, type DriftFinding } from './drift-issue.js';
 import { renderPlanText } from '../render/plan-text.js';
@@ -552,19 +556,20 @@ async function driftStep(s: Step): Promise<number> {
     headline: sentence.replace(/^Drift: /, '').replace(/\.$/, ''),
     renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint }),
   };
-  const issueWritten = s.inputs.comment ? await updateDriftIssue(s, finding) : true;
+  const issue = s.inputs.comment ? await updateDriftIssue(s, finding) : { written: true };
   // Nobody hears of the drift unless the issue is written: a failure there fails the step.
-  const exitcode = issueWritten ? code : 1;
+  const triaged = await triageDrift(s, report, issue.issue);
+  const exitcode = issue.written && triaged ? code : 1;
   setOutputs(s.a.runner, { exitcode, 'has-changes': hasChanges(report.plan), 'report-file': reportFile, summary: sentence });
   return exitcode;
 }
 
-/** Open, update or close the environment's drift issue; false when GitHub refused. */
-async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<boolean> {
+/** Open, update or close the environment's drift issue; `written` false when GitHub refused; the issue while open. */
+async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<{ readonly written: boolean; readonly issue?: Issue }> {
   const api = githubApi(s);
   if (typeof api === 'string') {
     s.a.runner.annotate('warning', `the drift issue was not updated: ${api}`);
-    return true;
+    return { written: true };
   }
   try {
     const result = await syncDriftIssue(api, finding, origin(s));
@@ -572,15 +577,15 @@ async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<boolean
     switch (result.action) {
       case 'opened':
         s.a.runner.log(`Opened the drift issue ${where}`);
-        return true;
+        return { written: true, ...withDefined({ issue: result.issue }) };
       case 'updated':
         s.a.runner.log(`Updated the drift issue ${where}`);
-        return true;
+        return { written: true, ...withDefined({ issue: result.issue }) };
       case 'closed':
         s.a.runner.log(`Closed the drift issue ${where}: back in sync`);
-        return true;
+        return { written: true };
       case 'none':
-        return true;
+        return { written: true };
       default: {
         const never: never = result.action;
         throw new Error(`unknown drift issue action ${String(never)}`);
@@ -589,6 +594,125 @@ async function updateDriftIssue(s: Step, finding: DriftFinding): Promise<boolean
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     s.a.runner.annotate('error', `the drift issue was not updated: ${err.message}`);
+    return { written: false };
+  }
+}
+
+/** `on-drift`: what the drift job does beyond the issue; false when that failed (the step fails). */
+async function triageDrift(s: Step, report: DriftReport, issue: Issue | undefined): Promise<boolean> {
+  switch (s.inputs.onDrift) {
+    case 'report':
+      return true;
+    case 'adopt-pr':
+      return await adoptPrStep(s, report);
+    case 'revert-plan':
+      return await revertPlanStep(s, report, issue);
+    default: {
+      const never: never = s.inputs.onDrift;
+      throw new Error(`unknown on-drift ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * `on-drift: adopt-pr`: the adoption computed as `drift --adopt --dry-run` would (the checkout is
+ * not written), its files committed on a branch of the environment through the Git Data API, and
+ * one pull request per environment opened, updated, or closed when nothing is left to adopt.
+ * The base is the branch and commit the job checked out (`GITHUB_REF`, `GITHUB_SHA`): the
+ * adoption was computed from those manifests, so its diff is exactly the pull request's.
+ */
+async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
+  const problem = (message: string): false => {
+    s.a.runner.annotate('error', `on-drift adopt-pr: ${message}`);
+    return false;
+  };
+  const api = githubApi(s);
+  if (typeof api === 'string') return problem(`no pull request was opened: ${api}`);
+  const branch = /^refs\/heads\/(.+)$/.exec(s.context.ref ?? '')?.[1];
+  if (branch === undefined || s.context.sha === undefined)
+    return problem(`the job must run on a branch (GITHUB_REF is ${s.context.ref ?? 'not set'}): the pull request's base is the branch it checked out`);
+  let proposal: AdoptionProposal = { environment: drift.environment, files: [], title: '', body: '', commitMessage: '' };
+  if (drift.status === 'drift') {
+    const { adoptDrift } = await import('../app/adopt-drift.js');
+    const result = await adoptDrift(
+      { ...s.choice, paths: s.inputs.paths, parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism, ...pruneOption(s), addresses: [], dryRun: true },
+      s.ctx,
+    );
+    if (result.status === 'invalid') return problem(errorLines(result.diagnostics, s.cwd)[0] ?? 'the manifests do not load (see the log)');
+    const adoption = result.report;
+    await s.a.runner.group(`Adoption for ${drift.environment}`, async () => s.a.runner.log(renderAdoptionText(adoption)));
+    const files = adoptedTreeFiles(adoption, s.cwd, s.context.workspace);
+    const now = new Date();
+    proposal = {
+      environment: drift.environment,
+      files,
+      title: renderAdoptTitle(adoption),
+      body: renderAdoptPrBody(adoption, drift, origin(s), now),
+      commitMessage: renderAdoptCommitMessage(adoption),
+    };
+  }
+  try {
+    const result = await syncAdoptionPullRequest(api, proposal, { branch, sha: s.context.sha }, origin(s));
+    const pr = result.pullRequest;
+    const where = pr === undefined ? '' : (pr.htmlUrl ?? `#${pr.number}`);
+    switch (result.action) {
+      case 'opened':
+      case 'updated':
+        s.a.runner.log(`${result.action === 'opened' ? 'Opened' : 'Updated'} the adoption pull request ${where}`);
+        if (pr !== undefined) setOutputs(s.a.runner, { 'adopt-pr': pr.number, ...withDefined({ 'adopt-pr-url': pr.htmlUrl }) });
+        return true;
+      case 'closed':
+        s.a.runner.log(`Closed the adoption pull request ${where}: nothing left to adopt`);
+        return true;
+      case 'none':
+        if (drift.status === 'drift') s.a.runner.log('Nothing of the drift can be adopted: no pull request (see the drift issue)');
+        return true;
+      default: {
+        const never: never = result.action;
+        throw new Error(`unknown adoption pull request action ${String(never)}`);
+      }
+    }
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    return problem(`the pull request was not opened or updated: ${err.message} (the job needs \`permissions: { contents: write, pull-requests: write }\`)`);
+  }
+}
+
+/**
+ * `on-drift: revert-plan`: the plan that puts the servers back as git says (what `mftops plan`
+ * makes; read-only), saved as the `plan-file` output for the apply workflow and posted on the
+ * drift issue as one comment, updated in place by later runs. Nothing is applied.
+ */
+async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefined): Promise<boolean> {
+  if (drift.status !== 'drift') return true;
+  const environment = drift.environment;
+  const planFile = s.inputs.planFile ?? resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const made = await makePlan(s, planFile);
+  if (made.plan === undefined) {
+    for (const p of made.problems.filter((p) => !made.annotated.has(p))) s.a.runner.annotate('error', `on-drift revert-plan: ${p}`);
+    return false;
+  }
+  const plan = made.plan;
+  if (made.denied)
+    s.a.runner.annotate('warning', `on-drift revert-plan: a deny policy refuses the plan that would revert ${environment}; no plan file was saved`);
+  else {
+    s.a.runner.log(`The plan that would revert the drift of ${environment} is saved in ${relativeTo(s.cwd, planFile)}: ${summaryLine(plan)}`);
+    setOutputs(s.a.runner, { 'plan-file': planFile });
+  }
+  if (issue === undefined) return true;
+  const api = githubApi(s);
+  if (typeof api === 'string') return true;
+  try {
+    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === undefined ? 'this run' : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead.\n\n`;
+    const comment = renderPlanComment(plan, origin(s), GITHUB_COMMENT_LIMIT - intro.length, made.diagnostics);
+    const marker = planMarker(environment);
+    const body = comment.startsWith(`${marker}\n`) ? `${marker}\n${intro}${comment.slice(marker.length + 1)}` : comment;
+    const posted = await upsertStickyComment(api, issue.number, marker, body);
+    s.a.runner.log(`${posted.action === 'created' ? 'Posted' : 'Updated'} the revert plan on the drift issue #${issue.number}`);
+    return true;
+  } catch (err) {
+    if (!isMftopsError(err)) throw err;
+    s.a.runner.annotate('error', `on-drift revert-plan: the plan was not posted on the drift issue: ${err.message}`);
     return false;
   }
 }

@@ -57,7 +57,7 @@ describe('action.yml', () => {
       expect(action.inputs).toHaveProperty(input);
     }
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
-    expect(Object.keys(action.outputs).sort()).toEqual(['exitcode', 'has-changes', 'plan-file', 'report-file', 'summary']);
+    expect(Object.keys(action.outputs).sort()).toEqual(['adopt-pr', 'adopt-pr-url', 'exitcode', 'has-changes', 'plan-file', 'report-file', 'summary']);
   });
 
   it('states the defaults every view shares (src/app/defaults.ts)', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,6 +9,11 @@ import type { AddressInfo } from 'node:net';
  * memory, pages lists with `Link` headers like GitHub (default 30, at most 100 per page),
  * checks the token, and records every call. A call it does not know is answered 404 and kept in
  * `unmatched()`, which tests assert is empty.
+ *
+ * Git data too, as the Git Data API answers it: commits and trees (each tree a whole map of path
+ * to text, its sha a hash of that), branches (`POST /git/refs` refuses an existing one with 422,
+ * `PATCH` moves one only when a fast-forward or `force: true`), and pull requests between branches
+ * (`GET /pulls?head=owner:branch`, one open pull request per head, 422 for a second).
  */
 export interface FakeIssue {
   number: number;
@@ -17,6 +23,16 @@ export interface FakeIssue {
   state_reason?: string | null;
   labels: string[];
   pull_request?: { url: string };
+  /** Pull requests opened through `POST /pulls`: their branches (the head's commit is read from the branch). */
+  head?: string;
+  base?: string;
+}
+
+/** A commit of the fake's git data: its tree's sha, parents and message. */
+export interface FakeCommit {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly message: string;
 }
 
 export interface FakeComment {
@@ -51,6 +67,15 @@ export interface FakeGithub {
   refuseWrites: number | undefined;
   addPullRequest(number: number, title: string): void;
   addComment(issueNumber: number, body: string, login?: string): FakeComment;
+  /** A commit of these files (path → text) on the branch, which is created or moved to it; its sha. */
+  addCommit(branch: string, files: Readonly<Record<string, string>>): string;
+  /** Branch → commit sha. */
+  readonly branches: Map<string, string>;
+  readonly commits: Map<string, FakeCommit>;
+  /** The files of a commit's tree (path → text). */
+  filesAt(commitSha: string): Map<string, string>;
+  /** Pull requests opened through the API, by number. */
+  pulls(): FakeIssue[];
   close(): Promise<void>;
 }
 
@@ -65,6 +90,25 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   let nextNumber = 1;
   let nextCommentId = 1_000_001;
   let base = '';
+  const trees = new Map<string, Map<string, string>>();
+  const commits = new Map<string, FakeCommit>();
+  const branches = new Map<string, string>();
+  const hash = (text: string): string => createHash('sha1').update(text).digest('hex');
+  const addTree = (files: Map<string, string>): string => {
+    const sha = hash(JSON.stringify([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    trees.set(sha, files);
+    return sha;
+  };
+  const addCommitObject = (commit: FakeCommit): string => {
+    const sha = hash(`${JSON.stringify(commit)}${commits.size}`);
+    commits.set(sha, commit);
+    return sha;
+  };
+  /** Whether `ancestor` is `sha` or one of its ancestors. */
+  const isAncestor = (ancestor: string, sha: string): boolean => {
+    if (ancestor === sha) return true;
+    return (commits.get(sha)?.parents ?? []).some((p) => isAncestor(ancestor, p));
+  };
 
   const addComment = (issueNumber: number, body: string, login = 'github-actions[bot]'): FakeComment => {
     const c = { id: nextCommentId++, issue_number: issueNumber, body, user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' } };
@@ -144,6 +188,93 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       if (typeof body?.['state_reason'] === 'string') issue.state_reason = body['state_reason'];
       return send(res, 200, issueJson(issue));
     }
+    if ((m = /^\/git\/ref\/heads\/(.+)$/.exec(path)) && method === 'GET') {
+      const branch = decodeURIComponent(m[1] ?? '');
+      const sha = branches.get(branch);
+      return sha === undefined ? send(res, 404, { message: 'Not Found' }) : send(res, 200, { ref: `refs/heads/${branch}`, object: { sha, type: 'commit' } });
+    }
+    if ((m = /^\/git\/commits\/([0-9a-f]+)$/.exec(path)) && method === 'GET') {
+      const c = commits.get(m[1] ?? '');
+      return c === undefined
+        ? send(res, 404, { message: 'Not Found' })
+        : send(res, 200, { sha: m[1], tree: { sha: c.tree }, parents: c.parents.map((sha) => ({ sha })), message: c.message });
+    }
+    if (path === '/git/trees' && method === 'POST') {
+      const baseTree = typeof body?.['base_tree'] === 'string' ? trees.get(body['base_tree']) : new Map<string, string>();
+      if (baseTree === undefined || !Array.isArray(body?.['tree'])) return send(res, 422, { message: 'Invalid tree info' });
+      const files = new Map(baseTree);
+      for (const entry of body['tree'] as Record<string, unknown>[]) {
+        const p = String(entry['path']);
+        if (entry['sha'] === null) {
+          if (!files.has(p)) return send(res, 422, { message: 'GitRPC::BadObjectState' });
+          files.delete(p);
+        } else if (typeof entry['content'] === 'string' && (entry['mode'] === '100644' || entry['mode'] === '100755')) files.set(p, entry['content']);
+        else return send(res, 422, { message: 'Invalid tree info' });
+      }
+      return send(res, 201, { sha: addTree(files) });
+    }
+    if (path === '/git/commits' && method === 'POST') {
+      const parents = Array.isArray(body?.['parents']) ? (body['parents'] as string[]) : [];
+      if (typeof body?.['tree'] !== 'string' || !trees.has(body['tree']) || parents.some((p) => !commits.has(p)) || typeof body['message'] !== 'string')
+        return send(res, 422, { message: 'Invalid commit' });
+      const sha = addCommitObject({ tree: body['tree'], parents, message: body['message'] });
+      return send(res, 201, { sha, tree: { sha: body['tree'] } });
+    }
+    if (path === '/git/refs' && method === 'POST') {
+      const ref = String(body?.['ref'] ?? '');
+      const sha = String(body?.['sha'] ?? '');
+      if (!ref.startsWith('refs/heads/') || !commits.has(sha)) return send(res, 422, { message: 'Invalid request' });
+      if (branches.has(ref.slice('refs/heads/'.length))) return send(res, 422, { message: 'Reference already exists' });
+      branches.set(ref.slice('refs/heads/'.length), sha);
+      return send(res, 201, { ref, object: { sha, type: 'commit' } });
+    }
+    if ((m = /^\/git\/refs\/heads\/(.+)$/.exec(path)) && method === 'PATCH') {
+      const branch = decodeURIComponent(m[1] ?? '');
+      const sha = String(body?.['sha'] ?? '');
+      const now = branches.get(branch);
+      if (now === undefined) return send(res, 422, { message: 'Reference does not exist' });
+      if (!commits.has(sha)) return send(res, 422, { message: 'Object does not exist' });
+      if (body?.['force'] !== true && !isAncestor(now, sha)) return send(res, 422, { message: 'Update is not a fast forward' });
+      branches.set(branch, sha);
+      return send(res, 200, { ref: `refs/heads/${branch}`, object: { sha, type: 'commit' } });
+    }
+    if (path === '/pulls' && method === 'GET') {
+      const state = url.searchParams.get('state') ?? 'open';
+      const head = url.searchParams.get('head');
+      const list = [...issues.values()]
+        .filter((i) => i.head !== undefined && (state === 'all' || i.state === state))
+        .filter((i) => head === null || `${owner}:${i.head}` === head)
+        .sort((a, b) => b.number - a.number)
+        .map(pullJson);
+      return page(res, url, list);
+    }
+    if (path === '/pulls' && method === 'POST') {
+      const head = String(body?.['head'] ?? '');
+      const baseBranch = String(body?.['base'] ?? '');
+      if (typeof body?.['title'] !== 'string' || !branches.has(head) || !branches.has(baseBranch)) return send(res, 422, { message: 'Validation Failed' });
+      if ([...issues.values()].some((i) => i.head === head && i.state === 'open'))
+        return send(res, 422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${head}.` }] });
+      const pr: FakeIssue = {
+        number: nextNumber++,
+        title: body['title'],
+        body: typeof body['body'] === 'string' ? body['body'] : '',
+        state: 'open',
+        labels: [],
+        pull_request: { url: `${base}/repos/${owner}/${repo}/pulls/${nextNumber - 1}` },
+        head,
+        base: baseBranch,
+      };
+      issues.set(pr.number, pr);
+      return send(res, 201, pullJson(pr));
+    }
+    if ((m = /^\/pulls\/(\d+)$/.exec(path)) && method === 'PATCH') {
+      const pr = issues.get(Number(m[1]));
+      if (pr?.head === undefined) return send(res, 404, { message: 'Not Found' });
+      if (typeof body?.['title'] === 'string') pr.title = body['title'];
+      if (typeof body?.['body'] === 'string') pr.body = body['body'];
+      if (body?.['state'] === 'open' || body?.['state'] === 'closed') pr.state = body['state'];
+      return send(res, 200, pullJson(pr));
+    }
     if ((m = /^\/labels\/([^/]+)$/.exec(path)) && method === 'GET') {
       const name = decodeURIComponent(m[1] ?? '');
       return labels.has(name) ? send(res, 200, { name, color: 'ededed' }) : send(res, 404, { message: 'Not Found' });
@@ -171,6 +302,18 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
 
   function commentJson(c: FakeComment): unknown {
     return { id: c.id, body: c.body, user: c.user, html_url: `https://github.com/${owner}/${repo}/issues/${c.issue_number}#issuecomment-${c.id}` };
+  }
+
+  function pullJson(p: FakeIssue): unknown {
+    return {
+      number: p.number,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`,
+      head: { ref: p.head, sha: branches.get(p.head ?? '') ?? null },
+      base: { ref: p.base },
+    };
   }
 
   function issueJson(i: FakeIssue): unknown {
@@ -204,6 +347,16 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       nextNumber = Math.max(nextNumber, number + 1);
     },
     addComment,
+    addCommit: (branch, files) => {
+      const parent = branches.get(branch);
+      const sha = addCommitObject({ tree: addTree(new Map(Object.entries(files))), parents: parent === undefined ? [] : [parent], message: 'test commit' });
+      branches.set(branch, sha);
+      return sha;
+    },
+    branches,
+    commits,
+    filesAt: (sha) => new Map(trees.get(commits.get(sha)?.tree ?? '') ?? []),
+    pulls: () => [...issues.values()].filter((i) => i.head !== undefined),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

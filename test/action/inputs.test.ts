@@ -40,6 +40,7 @@ describe('inputs', () => {
       allowReplace: false,
       maxDeletes: DEFAULTS.maxDeletes,
       rotatePasswords: false,
+      onDrift: 'report',
     });
   });
 
@@ -83,6 +84,18 @@ describe('inputs', () => {
     expect(readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ROTATE-PASSWORDS': 'true' }, 'push', WS).rotatePasswords).toBe(true);
     expect(readInputs({ INPUT_COMMAND: 'plan' }, 'push', WS).rotatePasswords).toBe(false);
     expect(() => readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ROTATE-PASSWORDS': 'sometimes' }, 'push', WS)).toThrow(/rotate-passwords/);
+  });
+
+  it('reads on-drift for drift only, report unless given; per-kind lists are refused', () => {
+    expect(readInputs({ INPUT_COMMAND: 'drift' }, 'schedule', WS).onDrift).toBe('report');
+    expect(readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'adopt-pr' }, 'schedule', WS).onDrift).toBe('adopt-pr');
+    expect(readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'revert-plan' }, 'schedule', WS).onDrift).toBe('revert-plan');
+    expect(() => readInputs({ INPUT_COMMAND: 'plan', 'INPUT_ON-DRIFT': 'adopt-pr' }, 'push', WS)).toThrow(
+      'input "on-drift" is for command drift only, not plan',
+    );
+    expect(() => readInputs({ INPUT_COMMAND: 'drift', 'INPUT_ON-DRIFT': 'Task=adopt-pr,*=report' }, 'schedule', WS)).toThrow(
+      'input "on-drift" must be one of report, adopt-pr, revert-plan, not "Task=adopt-pr,*=report"',
+    );
   });
 
   it('comments by default on pull requests and for drift, not on a push', () => {

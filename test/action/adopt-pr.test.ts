@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adoptBranch, renderAdoptPrBody, syncAdoptionPullRequest } from '../../src/action/adopt-pr.js';
+import { adoptedTreeFiles } from '../../src/action/adopted-files.js';
+import { createGithubApi } from '../../src/action/github-api.js';
+import { GITHUB_COMMENT_LIMIT } from '../../src/action/pr-comment.js';
+import type { AdoptionReport } from '../../src/adopt/model.js';
+import type { DriftReport } from '../../src/drift/model.js';
+import { testdir } from '../helpers/testdir.js';
+import { startFakeGithub, type FakeGithub } from './fake-github.js';
+
+/**
+ * The adoption pull request's parts: the files a dry-run adoption would write, as tree entries
+ * (a file whose every document went is removed from the tree), and the body, which always fits
+ * GitHub's limit.
+ */
+
+const KEEP = 'kind: Task\nmetadata: { name: keep }\n';
+const GONE = 'kind: Task\nmetadata: { name: gone }\n';
+
+function report(files: AdoptionReport['files']): AdoptionReport {
+  return { environment: 'prod', dryRun: true, files, refused: [], inSync: [], secrets: [], audit: { state: 'not-needed' } };
+}
+
+let github: FakeGithub;
+beforeAll(async () => {
+  github = await startFakeGithub();
+});
+afterAll(() => github.close());
+
+describe('adopted files as a tree', () => {
+  it('applies each diff to the checkout, writes new files and removes emptied ones, by path from the repository root', () => {
+    const repo = testdir({ 'mft/manifests/a.yaml': `# kept comment\n${KEEP}`, 'mft/manifests/b.yaml': GONE });
+    const edited = `# kept comment\n${KEEP}spec: { Active: 0 }\n`;
+    const files = adoptedTreeFiles(
+      report([
+        { path: 'manifests/a.yaml', action: 'edited', objects: [], diff: createTwoFilesPatch('a/x', 'b/x', `# kept comment\n${KEEP}`, edited) },
+        { path: 'manifests/b.yaml', action: 'deleted', objects: [], diff: createTwoFilesPatch('a/x', '/dev/null', GONE, '') },
+        { path: 'manifests/new.yaml', action: 'created', objects: [], diff: createTwoFilesPatch('/dev/null', 'b/x', '', KEEP) },
+      ]),
+      join(repo, 'mft'),
+      repo,
+    );
+    expect(files).toEqual([
+      { path: 'mft/manifests/a.yaml', text: edited, mode: '100644' },
+      { path: 'mft/manifests/b.yaml', text: null, mode: '100644' },
+      { path: 'mft/manifests/new.yaml', text: KEEP, mode: '100644' },
+    ]);
+  });
+
+  it('refuses a file outside the checkout: no commit can hold it', () => {
+    const repo = testdir({});
+    expect(() => adoptedTreeFiles(report([{ path: '/elsewhere/a.yaml', action: 'deleted', objects: [], diff: '' }]), repo, repo)).toThrow(
+      /\/elsewhere\/a\.yaml is outside the checked-out repository/,
+    );
+  });
+
+  it('commits the removal on the base: the branch no longer has the file, the rest is the base', async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP, 'm/b.yaml': GONE, 'README.md': 'hi' });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    const result = await syncAdoptionPullRequest(
+      api,
+      { environment: 'prod', files: [{ path: 'm/b.yaml', text: null, mode: '100644' }], title: 't', body: 'b', commitMessage: 'm' },
+      { branch: 'main', sha: base },
+      {},
+    );
+    expect(result.action).toBe('opened');
+    expect([...github.filesAt(github.branches.get(adoptBranch('prod'))!)]).toEqual([
+      ['m/a.yaml', KEEP],
+      ['README.md', 'hi'],
+    ]);
+    expect(github.unmatched()).toEqual([]);
+  });
+});
+
+describe('the adoption pull request body', () => {
+  it('fits GitHub limit with thousands of objects, counting those left out', () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({
+      path: `manifests/t${i}.yaml`,
+      action: 'edited' as const,
+      objects: [{ address: `Task/task number ${i}`, outcome: 'changed' as const, paths: ['Info.Description'] }],
+      diff: '',
+    }));
+    const drift = { drifted: [] } as unknown as DriftReport;
+    const body = renderAdoptPrBody(report(many), drift, {}, new Date('2026-11-27T00:00:00Z'));
+    expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(body).toMatch(/> \d+ more objects left out to keep this under GitHub's size limit/);
+    expect(body.split('\n')[0]).toBe('<!-- mftops:adopt:prod -->');
+  });
+
+  it('names environments as branches git accepts', () => {
+    expect(adoptBranch('prod')).toBe('mftops/adopt-prod');
+    expect(adoptBranch('eu west/1..2')).toBe('mftops/adopt-eu-west-1-2');
+  });
+});
