@@ -129,6 +129,12 @@ for (const profile of ['current', 'divergent'] as const) {
       });
       deleteTaskByHand(emu, 'Acme inbound');
 
+      // The report's ways out run as printed: they name the --config file the run was given.
+      const report = await runCli(['drift', ...PROD], { cwd: dir, env: ENV });
+      expect(report.code, report.stderr).toBe(2);
+      expect(report.stdout).toContain("keep the server's: mftops drift --config examples/mftops.yaml --env production --adopt 'Task/Payroll to bank'");
+      expect(report.stdout).toContain("restore git's:     mftops apply --config examples/mftops.yaml --env production --target 'Task/Payroll to bank'");
+
       const before = filesOf(dir);
       const dry = await runCli(['drift', ...PROD, '--shared', '--adopt', '--dry-run'], { cwd: dir, env: ENV });
       expect(dry.code, dry.stderr).toBe(0);
@@ -358,9 +364,10 @@ describe('mftops drift --adopt and acknowledged drift (drift.ignore)', () => {
     );
     expect(readFileSync(join(dir, 'examples/manifests/tasks/finance.yaml'), 'utf8')).toContain('Payroll to bank, fixed by hand');
 
-    // What is left is the acknowledged Nightly cleanup description: drift is in sync, the rule still holds.
+    // What is left is the acknowledged Nightly cleanup description: nothing differs, the rule still holds.
     const drift = await runCli(['drift', ...PROD], { cwd: dir, env: ENV });
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expect(drift.stdout).toContain('Drift: 0 objects differ, 0 unmanaged');
+    expect(drift.stdout).toMatch(/Acknowledged \(not drift\):\n {2}Task\/Nightly cleanup Info\.Description: /);
   });
 
   it('removes the drift block when its last rule is spent, and the config still loads', async () => {
