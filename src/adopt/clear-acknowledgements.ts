@@ -61,7 +61,8 @@ export function clearAcknowledgements(
   });
   if (spent.length === 0) return { cleared, kept, edits: [] };
   const drift = ['environments', environment, 'drift'];
-  if (spent.length < rules.length) return { cleared, kept, edits: spent.map((i): ManifestEdit => ({ op: 'delete', document: 0, path: [...drift, 'ignore', i] })) };
+  if (spent.length < rules.length)
+    return { cleared, kept, edits: spent.map((i): ManifestEdit => ({ op: 'delete', document: 0, path: [...drift, 'ignore', i] })) };
   const settings = driftSettingsIn(configText, environment);
   const onlyIgnore = isRecord(settings) && Object.keys(settings).every((k) => k === 'ignore');
   return { cleared, kept, edits: [{ op: 'delete', document: 0, path: onlyIgnore ? drift : [...drift, 'ignore'] }] };

@@ -139,7 +139,9 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
     files.push({ path: show(file), action: 'edited', objects: [], diff: unifiedDiff(show(file), before, after) });
   }
   if (!options.dryRun) writeAll(edited, newFiles);
-  const refused = [...outcome.refused, ...acknowledgements.refused].sort((a, b) => compareText(a.address, b.address) || compareText(a.path ?? '', b.path ?? ''));
+  const refused = [...outcome.refused, ...acknowledgements.refused].sort(
+    (a, b) => compareText(a.address, b.address) || compareText(a.path ?? '', b.path ?? ''),
+  );
   return {
     status: 'adopted',
     report: {

@@ -49,7 +49,9 @@ function acknowledgementLines(report: AdoptionReport): string[] {
       `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand`,
     );
   for (const address of a.leftAlone)
-    lines.push(`  * ${escapeControl(address)}: its acknowledged differences were not adopted; name it (drift --adopt ADDRESS) to adopt them and clear the acknowledgement`);
+    lines.push(
+      `  * ${escapeControl(address)}: its acknowledged differences were not adopted; name it (drift --adopt ADDRESS) to adopt them and clear the acknowledgement`,
+    );
   return lines;
 }
 

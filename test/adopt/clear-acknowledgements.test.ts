@@ -53,7 +53,11 @@ describe('clearAcknowledgements', () => {
 
   it('matches an ACL by its alias and a folder written with a doubled slash; an object removed or created whole spends every rule that names it', () => {
     const { notes } = cleared([
-      { address: 'ResourceGroupAcl/partner-managers', addresses: ['ResourceGroupAcl/partner-managers', 'ResourceGroupAcl/Partners/Partner Managers'], paths: ['Permissions.TaskRun'] },
+      {
+        address: 'ResourceGroupAcl/partner-managers',
+        addresses: ['ResourceGroupAcl/partner-managers', 'ResourceGroupAcl/Partners/Partner Managers'],
+        paths: ['Permissions.TaskRun'],
+      },
       { address: 'FolderPermissions/Distribution/Acme', addresses: ['FolderPermissions/Distribution/Acme'], paths: ['entries.user:carol'] },
       { address: 'Task/Payroll to bank', addresses: ['Task/Payroll to bank'], paths: 'whole' },
     ]);
@@ -69,7 +73,13 @@ describe('clearAcknowledgements', () => {
   it("when every rule of the environment is spent, its drift settings go (an empty ignore list would not load); another environment's stay", () => {
     const only: DriftIgnoreRule[] = [RULES[0]!];
     const text = CONFIG.replace(/ {8}- address: Task\/Acme\*\n[^]*?(?= {2}# staging)/, '');
-    const notes = clearAcknowledgements(only, [{ address: 'Task/Payroll to bank', addresses: ['Task/Payroll to bank'], paths: ['Info.Description'] }], 'prod', text, ruleCovers);
+    const notes = clearAcknowledgements(
+      only,
+      [{ address: 'Task/Payroll to bank', addresses: ['Task/Payroll to bank'], paths: ['Info.Description'] }],
+      'prod',
+      text,
+      ruleCovers,
+    );
     const edited = editManifestText(text, notes.edits);
     expect(edited).toEqual({ ok: true, text: text.replace(/ {4}drift:\n {6}ignore:\n.*\n/, '') });
     expect(edited.ok && edited.text).toContain('staging:\n    drift: { ignore: [{ address: Task/Payroll to bank }] }');

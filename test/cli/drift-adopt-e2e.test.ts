@@ -351,7 +351,9 @@ describe('mftops drift --adopt and acknowledged drift (drift.ignore)', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('~ Task/Payroll to bank: Info.Description as on the server');
     expect(r.stdout).toContain('~ Task/Acme outbound: Info.Description as on the server');
-    expect(r.stdout).toMatch(/\nexamples\/mftops\.yaml\n {2}- acknowledgement cleared: Task\/Payroll to bank \(examples\/mftops\.yaml:\d+:\d+\), adopted with Task\/Payroll to bank\n/);
+    expect(r.stdout).toMatch(
+      /\nexamples\/mftops\.yaml\n {2}- acknowledgement cleared: Task\/Payroll to bank \(examples\/mftops\.yaml:\d+:\d+\), adopted with Task\/Payroll to bank\n/,
+    );
     expect(r.stdout).toMatch(
       /\* Task\/Acme\* Info\.Description \(examples\/mftops\.yaml:\d+:\d+\) covers Task\/Acme outbound, adopted: not removed, it is a pattern/,
     );
@@ -375,7 +377,10 @@ describe('mftops drift --adopt and acknowledged drift (drift.ignore)', () => {
       const config = join(d, 'examples/mftops.yaml');
       writeFileSync(
         config,
-        readFileSync(config, 'utf8').replace('    prune: []\n', '    prune: []\n    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n'),
+        readFileSync(config, 'utf8').replace(
+          '    prune: []\n',
+          '    prune: []\n    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n',
+        ),
       );
     });
     editTaskByHand(emulator!, { name: 'Payroll to bank' }, (t) => {
@@ -385,7 +390,9 @@ describe('mftops drift --adopt and acknowledged drift (drift.ignore)', () => {
     const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/Payroll to bank'], { cwd: dir, env: ENV });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('acknowledgement cleared: Task/Payroll to bank Info.*');
-    expect(readFileSync(join(dir, 'examples/mftops.yaml'), 'utf8')).toBe(before.replace('    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n', ''));
+    expect(readFileSync(join(dir, 'examples/mftops.yaml'), 'utf8')).toBe(
+      before.replace('    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n', ''),
+    );
     const plan = await runCli(['plan', ...PROD, '--detailed-exitcode'], { cwd: dir, env: ENV });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
