@@ -412,7 +412,7 @@ function appendItem(src: Source, trail: readonly Step[], path: JsonPath, value: 
   const dash = dashOf(src, lastItem, list);
   const col = column(src.text, dash);
   const at = endOfEntry(src.text, valueEnd(lastItem, dash + 1), col);
-  const [first, ...more] = renderItem(item);
+  const [first, ...more] = renderItem(item, lastItem);
   return insertLines(src, at, indentLines([`-${first!}`, ...more], col, src.eol));
 }
 
@@ -724,10 +724,37 @@ function renderPairValue(value: JsonValue): string[] {
   return [lines[0]!.slice(2), ...lines.slice(1)];
 }
 
-/** What follows `-`: the first line, then lines at the dash's column. */
-function renderItem(value: JsonValue): string[] {
-  const lines = printCanonical([value]);
+/**
+ * What follows `-`: the first line, then lines at the dash's column. A list of scalars at a key
+ * that `like`, the item before it, writes in flow (`permissions: [a, b]`) is written in flow too,
+ * so neighbouring items do not mix styles; everything else in the canonical (block) form.
+ */
+function renderItem(value: JsonValue, like?: YamlNode | null): string[] {
+  // The values to write in flow stand in as tokens while the item is printed, then replace them
+  // (the printer pads flow lists, `[ a ]`, which the canonical form does not).
+  const flows: string[] = [];
+  const marked = JSON.stringify(value).includes(FLOW_TOKEN) ? value : markFlow(value, like, flows);
+  const lines = printCanonical([marked]).map((line) => line.replace(FLOW_TOKENS, (_, i: string) => flows[Number(i)]!));
   return [lines[0]!.slice(1), ...lines.slice(1)];
+}
+
+const FLOW_TOKEN = '__mftops_flow_';
+const FLOW_TOKENS = /__mftops_flow_(\d+)__/g;
+
+/** `value` with each list of scalars that `like` (a sibling of the same shape) writes in flow replaced by a token for its flow text. */
+function markFlow(value: JsonValue, like: unknown, flows: string[]): JsonValue {
+  if (!isObject(value) || !isMap(like)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]): [string, JsonValue] => {
+      const other = like.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key);
+      if (other === undefined) return [key, v];
+      if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object') && isSeq(other.value) && other.value.flow) {
+        flows.push(renderFlow(v));
+        return [key, `${FLOW_TOKEN}${flows.length - 1}__`];
+      }
+      return [key, markFlow(v, other.value, flows)];
+    }),
+  );
 }
 
 /** A value on one line, in flow style as the canonical form writes it (`{ a: 1 }`, `[a, b]`). */

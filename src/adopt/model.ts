@@ -84,6 +84,29 @@ export interface AdoptionReport {
   readonly secrets: readonly SecretPlaceholder[];
   /** Whether who-changed-what could be read (the drift report's audit state). */
   readonly audit: AuditStatus;
+  /** What adoption did to the acknowledgements (`drift.ignore`) of mftops.yaml; absent: none concerned it. */
+  readonly acknowledgements?: AdoptionAcknowledgements;
+}
+
+/**
+ * Acknowledged drift and adoption. An object named by its address is adopted with its
+ * acknowledged differences, and the rules that named it are removed from mftops.yaml (`cleared`:
+ * the file is then among `files`, edited in the same all-or-nothing write as the manifests); a
+ * rule written as a pattern stays (`kept`). `--adopt` without addresses adopts no acknowledged
+ * difference: `leftAlone` lists the objects that have some.
+ */
+export interface AdoptionAcknowledgements {
+  readonly cleared: readonly AcknowledgementNote[];
+  readonly kept: readonly AcknowledgementNote[];
+  /** Addresses, sorted. */
+  readonly leftAlone: readonly string[];
+}
+
+/** One `drift.ignore` rule adoption concerned: the adopted object, the rule as written (`address[ path]`), and `FILE:LINE:COL` of it. */
+export interface AcknowledgementNote {
+  readonly object: string;
+  readonly rule: string;
+  readonly where: string;
 }
 
 /** One manifest file adoption changes: `edited` in place, `created` for objects created on the server, `deleted` when every document in it went. */

@@ -2,6 +2,8 @@ import { relative, isAbsolute, sep } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { DriftedEntry, DriftedField, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import { folderKey } from '../folder-path.js';
+import { isPathNamed } from '../kinds/address.js';
+import { KINDS } from '../kinds/registry.js';
 import type { ImportedManifest } from '../import/model.js';
 import { referenceLookalike } from '../reference-lookalike.js';
 import { isRecord } from '../is-record.js';
@@ -194,7 +196,8 @@ function selectObjects(input: AdoptionInput, refused: AdoptionRefusal[], inSync:
 
 function findManifest(manifests: readonly Manifest[], object: DriftedObject): Manifest | undefined {
   const ofKind = manifests.filter((m) => m.kind === object.kind);
-  if (object.kind === 'FolderPermissions') return ofKind.find((m) => folderKey(m.name) === folderKey(object.name));
+  // A kind named by folder paths compares them as folder keys (`/A/B/` is `/a/b`).
+  if (isPathNamed(object.kind)) return ofKind.find((m) => folderKey(m.name) === folderKey(object.name));
   return ofKind.find((m) => m.name === object.name) ?? ofKind.find((m) => m.name.toLowerCase() === object.name.toLowerCase());
 }
 
@@ -283,8 +286,8 @@ function planField(
 ): void {
   const segments = parseFieldPath(field.path);
   const path: JsonPath = ['spec', ...segments];
-  if (object.kind === 'Group' && field.path === 'members') {
-    planMember(document, raw, field, out, refuse);
+  if (segments.length === 1 && typeof segments[0] === 'string' && KINDS[object.kind].nameSets?.includes(segments[0]) === true) {
+    planSetItem(document, raw, segments[0], field, out, refuse);
     return;
   }
   const written = rawAt(raw, path);
@@ -312,28 +315,28 @@ function planField(
   out.paths.push(field.path);
 }
 
-/** A group member the server added (`actual`) or removed (`expected`): the list item, by username. */
-function planMember(document: number, raw: unknown, field: DriftedField, out: PlannedObject, refuse: Refuse): void {
-  const listed = rawAt(raw, ['spec', 'members']);
-  const members = Array.isArray(listed.value) ? listed.value : [];
+/** An item of a set of names (`KindDefinition.nameSets`: a group's members) the server added (`actual`) or removed (`expected`): the list item, by name. */
+function planSetItem(document: number, raw: unknown, key: string, field: DriftedField, out: PlannedObject, refuse: Refuse): void {
+  const listed = rawAt(raw, ['spec', key]);
+  const items = Array.isArray(listed.value) ? listed.value : [];
   if (typeof field.actual === 'string') {
     const lookalike = referenceLookalike(field.actual, []);
     if (lookalike !== undefined) {
-      refuse('unsafe', lookalike, 'members');
+      refuse('unsafe', lookalike, key);
       return;
     }
-    out.edits.push({ op: 'append', document, path: ['spec', 'members'], value: field.actual });
-    out.paths.push(`members: ${field.actual}`);
+    out.edits.push({ op: 'append', document, path: ['spec', key], value: field.actual });
+    out.paths.push(`${key}: ${field.actual}`);
     return;
   }
   const name = typeof field.expected === 'string' ? field.expected.toLowerCase() : undefined;
-  const index = members.findIndex((m) => typeof m === 'string' && m.toLowerCase() === name);
-  if (index < 0 || typeof members[index] !== 'string' || String(members[index]).includes('${')) {
-    refuse('unsafe', 'the member is not written as a plain username in the manifest', 'members');
+  const index = items.findIndex((m) => typeof m === 'string' && m.toLowerCase() === name);
+  if (index < 0 || typeof items[index] !== 'string' || String(items[index]).includes('${')) {
+    refuse('unsafe', `the ${key} item is not written as a plain name in the manifest`, key);
     return;
   }
-  out.edits.push({ op: 'delete', document, path: ['spec', 'members', index] });
-  out.paths.push(`members: ${String(field.expected)}`);
+  out.edits.push({ op: 'delete', document, path: ['spec', key, index] });
+  out.paths.push(`${key}: ${String(field.expected)}`);
 }
 
 /** A folder entry: its permissions as the server has them, removed, or appended (an `exact` manifest's extra). */

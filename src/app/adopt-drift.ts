@@ -11,18 +11,18 @@ import { isRecord } from '../is-record.js';
 import { compareText } from '../order.js';
 import type { MftopsConfig } from '../config/model.js';
 import type { UnmanagedObject } from '../drift/model.js';
-import { folderKey } from '../folder-path.js';
+import { withDefined } from '../with-defined.js';
 import type { ImportedManifest } from '../import/model.js';
-import {
-  aclToManifest,
-  createImportCatalog,
-  createSecretNamer,
-  folderToManifest,
-  groupToManifest,
-  taskToManifest,
-  userToManifest,
-} from '../import/to-manifest.js';
+import { createSecretNamer, finishManifest } from '../import/to-manifest.js';
 import type { SecretNamer } from '../import/to-manifest.js';
+import { KINDS } from '../kinds/registry.js';
+import type { ManifestDraft } from '../kinds/kind-import.js';
+import { editManifestText } from '../adopt/edit-manifest-text.js';
+import { clearAcknowledgements } from '../adopt/clear-acknowledgements.js';
+import type { AdoptedForAcknowledgement } from '../adopt/clear-acknowledgements.js';
+import type { AdoptionAcknowledgements, AdoptionRefusal } from '../adopt/model.js';
+import type { DriftReport } from '../drift/model.js';
+import { ruleCovers } from '../drift/acknowledge.js';
 import type { LiveState } from '../live/model.js';
 import { schemaKeyOrder } from '../manifest/canonical-form.js';
 import { formatAddress } from '../kinds/address.js';
@@ -71,7 +71,8 @@ export type AdoptDriftResult =
  * as it was. Only manifest files are written, never a server.
  */
 export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): Promise<AdoptDriftResult> {
-  const detected = await detectEnvironmentDrift(options, ctx);
+  // Named by its address, an acknowledged object is adopted: its differences must be in the report.
+  const detected = await detectEnvironmentDrift({ ...options, ...(options.addresses.length > 0 ? { unacknowledged: options.addresses } : {}) }, ctx);
   if (detected.status === 'invalid') return detected;
   const { report, live, diagnostics, prelude } = detected;
   const manifests = prelude.manifests.manifests;
@@ -87,6 +88,7 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
       ? m
       : { ...m, document: { ...m.document, metadata: { ...(m.document.metadata as object), environments: [prelude.env.name] } } };
   const converted = new Map<string, ImportedManifest | undefined>();
+  const liveManifestOf = liveManifestReader(live, namer);
   const input: AdoptionInput = {
     report,
     manifests,
@@ -95,7 +97,7 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
     addresses: options.addresses,
     cwd: ctx.cwd,
     newManifest: (object) => {
-      if (!converted.has(object.address)) converted.set(object.address, forThisEnvironment(liveManifestOf(object, live, namer), newFolderSharers()));
+      if (!converted.has(object.address)) converted.set(object.address, forThisEnvironment(liveManifestOf(object), newFolderSharers()));
       return converted.get(object.address);
     },
     placeholders: () => namer.list().map((p) => `\${env:${p.variable}}`),
@@ -129,20 +131,90 @@ export async function adoptDrift(options: AdoptDriftOptions, ctx: AppContext): P
       diff: unifiedDiff(show(f.path), '', f.text),
     });
   });
-  if (!options.dryRun) writeAll(outcome.files, newFiles);
+  const acknowledgements = acknowledgementsOf(outcome, report, prelude, options.addresses.length > 0, ctx.cwd);
+  const edited: { file: string; after?: string }[] = [...outcome.files];
+  if (acknowledgements.config !== undefined) {
+    const { file, before, after } = acknowledgements.config;
+    edited.push({ file, after });
+    files.push({ path: show(file), action: 'edited', objects: [], diff: unifiedDiff(show(file), before, after) });
+  }
+  if (!options.dryRun) writeAll(edited, newFiles);
+  const refused = [...outcome.refused, ...acknowledgements.refused].sort(
+    (a, b) => compareText(a.address, b.address) || compareText(a.path ?? '', b.path ?? ''),
+  );
   return {
     status: 'adopted',
     report: {
       environment: prelude.env.name,
       dryRun: options.dryRun,
       files,
-      refused: outcome.refused,
+      refused,
       inSync: outcome.inSync,
       secrets: namer.list(),
       audit: report.audit,
+      ...withDefined({ acknowledgements: acknowledgements.report }),
     },
     diagnostics,
   };
+}
+
+/**
+ * The acknowledgements (`drift.ignore`) adoption spends, and mftops.yaml with them removed (when
+ * some are): computed with the manifests' edits, written in the same all-or-nothing step. Without
+ * addresses, the objects whose acknowledged differences were left alone.
+ */
+function acknowledgementsOf(
+  outcome: AdoptionOutcome,
+  report: DriftReport,
+  prelude: Extract<ReadPrelude, { status: 'ready' }>,
+  named: boolean,
+  cwd: string,
+): { report?: AdoptionAcknowledgements; config?: { file: string; before: string; after: string }; refused: AdoptionRefusal[] } {
+  const leftAlone = named ? [] : [...new Set(report.acknowledged.map((a) => a.address))].sort(compareText);
+  const rules = prelude.env.drift?.ignore ?? [];
+  const adopted = adoptedObjects(outcome, report);
+  const none = { cleared: [], kept: [] };
+  const configFile = prelude.config.file;
+  const text = rules.length === 0 || adopted.length === 0 ? undefined : readUnchanged(configFile, undefined, cwd);
+  const clearing = text === undefined ? { ...none, edits: [] } : clearAcknowledgements(rules, adopted, prelude.env.name, text, ruleCovers);
+  const summary = (cleared: AdoptionAcknowledgements['cleared'], kept: AdoptionAcknowledgements['kept']): AdoptionAcknowledgements | undefined =>
+    cleared.length + kept.length + leftAlone.length === 0 ? undefined : { cleared, kept, leftAlone };
+  if (text === undefined || clearing.edits.length === 0) return withDefined({ report: summary(clearing.cleared, clearing.kept), refused: [] });
+  const after = editManifestText(text, clearing.edits);
+  if (!after.ok) {
+    // The manifests are still adopted; the rule stays, and the run says so (exit 1).
+    const refused = clearing.cleared.map(
+      (c): AdoptionRefusal => ({
+        address: c.object,
+        path: 'drift.ignore',
+        why: 'unsafe',
+        reason: `its acknowledgement at ${c.where} could not be removed from ${shownPath(configFile, cwd)} (${after.problem}): remove it by hand`,
+      }),
+    );
+    return withDefined({ report: summary([], clearing.kept), refused });
+  }
+  return withDefined({ report: summary(clearing.cleared, clearing.kept), config: { file: configFile, before: text, after: after.text }, refused: [] });
+}
+
+/** Each object adoption writes, with every address it answers to and the drift paths taken (less those refused). */
+function adoptedObjects(outcome: AdoptionOutcome, report: DriftReport): AdoptedForAcknowledgement[] {
+  const addressesOf = (address: string): string[] => {
+    const change = report.plan.changes.find((c) => c.address === address);
+    return change === undefined ? [address] : [address, ...KINDS[change.kind].aliasesOf(change)];
+  };
+  const refusedPaths = new Set(outcome.refused.map((r) => `${r.address}\n${r.path ?? ''}`));
+  const out: AdoptedForAcknowledgement[] = [];
+  for (const f of outcome.files)
+    for (const o of f.objects) {
+      const drifted = report.drifted.find((d) => d.address === o.address);
+      const paths =
+        o.outcome === 'removed' || drifted === undefined
+          ? ('whole' as const)
+          : [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)].filter((p) => !refusedPaths.has(`${o.address}\n${p}`));
+      out.push({ address: o.address, addresses: addressesOf(o.address), paths });
+    }
+  for (const c of outcome.created) out.push({ address: c.address, addresses: addressesOf(c.address), paths: 'whole' });
+  return out;
 }
 
 /**
@@ -209,43 +281,21 @@ function objectAt(text: string, line: number | undefined, addresses: readonly st
 }
 
 /**
- * An object created on the server as `mftops import` writes it (secrets as `${env:}` placeholders
- * `namer` lists; the caller converts each object once, so a placeholder is named once).
+ * An object created on the server as `mftops import` writes it, by its kind's import half (secrets
+ * as `${env:}` placeholders `namer` lists; the caller converts each object once, so a placeholder
+ * is named once). Each kind's reader is made once, and only for a kind an object has.
  */
-function liveManifestOf(object: UnmanagedObject, live: LiveState, namer: SecretNamer): ImportedManifest | undefined {
-  switch (object.kind) {
-    case 'Task': {
-      const task = object.liveId === undefined ? undefined : live.automation?.tasks?.byId.get(object.liveId);
-      if (task === undefined) return undefined;
-      const catalog = createImportCatalog({
-        hosts: live.automation?.hosts?.items ?? [],
-        scripts: live.automation?.scripts?.items ?? [],
-        dateLists: live.automation?.dateLists?.items ?? [],
-      });
-      return taskToManifest(task, catalog, namer);
+function liveManifestReader(live: LiveState, namer: SecretNamer): (object: UnmanagedObject) => ImportedManifest | undefined {
+  const readers = new Map<ResourceKind, (object: UnmanagedObject) => ManifestDraft | undefined>();
+  return (object) => {
+    let read = readers.get(object.kind);
+    if (read === undefined) {
+      read = KINDS[object.kind].importer.liveDrafts(live, namer);
+      readers.set(object.kind, read);
     }
-    case 'ResourceGroupAcl': {
-      const acl = [...(live.automation?.acls?.values() ?? [])].find((a) => a.ACLID === object.liveId);
-      return acl === undefined ? undefined : aclToManifest(acl);
-    }
-    case 'FolderPermissions': {
-      const folder = live.transfer?.folders.get(folderKey(object.name));
-      return folder === undefined || folder === null ? undefined : folderToManifest(folder);
-    }
-    case 'User': {
-      const user = object.liveId === undefined ? undefined : live.transfer?.users?.byId.get(object.liveId);
-      return user === undefined ? undefined : userToManifest(user, live.transfer?.userDetails?.get(user.id));
-    }
-    case 'Group': {
-      const group = object.liveId === undefined ? undefined : live.transfer?.groups?.byId.get(object.liveId);
-      if (group === undefined) return undefined;
-      return groupToManifest({ group, members: live.transfer?.groupMembers?.members.get(group.name.toLowerCase()) });
-    }
-    default: {
-      const never: never = object.kind;
-      throw new Error(`unknown kind ${String(never)}`);
-    }
-  }
+    const draft = read(object);
+    return draft === undefined ? undefined : finishManifest(draft);
+  };
 }
 
 /** The file's text, refused when it changed since the manifests were read (someone is editing it). */

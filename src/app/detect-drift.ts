@@ -37,6 +37,8 @@ export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   readonly locateIgnore?: (index: number) => SourcePosition;
   /** Where `privilegedAccounts.allowUnmanaged[index]` is written (mftops.yaml), for the warning about one that names no account. */
   readonly locateAllowed?: (index: number) => SourcePosition;
+  /** Addresses no acknowledgement covers in this run (`drift --adopt ADDRESS`: an acknowledged object named is adopted). */
+  readonly unacknowledged?: readonly string[];
 }
 
 export interface DetectDriftResult {
@@ -56,7 +58,7 @@ export interface DetectDriftResult {
 export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftResult> {
   const env = input.environment;
   const now = input.now ?? (() => new Date());
-  const { partial, ...planInput } = input;
+  const { partial, unacknowledged, ...planInput } = input;
   // Every prunable kind: the plan must list the unmanaged objects of all of them, pruned or not.
   const result = await readAndPlan({ ...planInput, environment: { ...env, prune: partial === true ? [] : PRUNABLE_KINDS }, now });
   const { plan, live } = result;
@@ -71,6 +73,7 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
     now: now(),
     missingFolders,
     ...(partial === true ? { unmanagedOmitted: 'partial-manifests' as const } : {}),
+    ...withDefined({ unacknowledged }),
   });
   const policies = input.manifests.policies;
   if (policies.length > 0)

@@ -12,6 +12,7 @@ import { reportOf } from './plan.js';
 import { detectDrift } from './detect-drift.js';
 import { hasErrors } from '../manifest/diagnostics.js';
 import { renderDriftJson } from '../render/drift-json.js';
+import { withDefined } from '../with-defined.js';
 
 export interface DriftOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -62,7 +63,10 @@ export type DetectedDrift =
     };
 
 /** The drift of an environment through read-only clients (closed before it returns). */
-export async function detectEnvironmentDrift(options: Omit<DriftOptions, 'reportFile'>, ctx: AppContext): Promise<DetectedDrift> {
+export async function detectEnvironmentDrift(
+  options: Omit<DriftOptions, 'reportFile'> & { readonly unacknowledged?: readonly string[] },
+  ctx: AppContext,
+): Promise<DetectedDrift> {
   const prelude = await prepareRead(options, ctx);
   if (prelude.status === 'invalid') return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
@@ -82,6 +86,7 @@ export async function detectEnvironmentDrift(options: Omit<DriftOptions, 'report
       locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
       locateAllowed: (i) => config.sourceMap.locate(['environments', env.name, 'privilegedAccounts', 'allowUnmanaged', i]),
       ...(ctx.now ? { now: ctx.now } : {}),
+      ...withDefined({ unacknowledged: options.unacknowledged }),
     });
   } finally {
     await clients.close();

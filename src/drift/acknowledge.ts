@@ -49,6 +49,16 @@ export function unmatchedRules(rules: readonly DriftIgnoreRule[], addresses: rea
   return out;
 }
 
+/**
+ * Whether `rule`, expired or not, names one of `addresses` and covers the difference at `path`;
+ * `path` undefined: any difference of the object (it was adopted whole: removed or written new).
+ */
+export function ruleCovers(rule: DriftIgnoreRule, addresses: readonly string[], path: string | undefined): boolean {
+  const pattern = normalizeAddress(rule.address);
+  if (!addresses.some((a) => matchesAddressGlob(pattern, normalizeAddress(a)))) return false;
+  return path === undefined || pathCovered(rule.path, path);
+}
+
 /** Expired once the whole `until` day (UTC) has passed. */
 export function isExpired(rule: DriftIgnoreRule, now: Date): boolean {
   if (rule.until === undefined) return false;
@@ -84,6 +94,6 @@ function pathCovered(rulePath: string | undefined, path: string | undefined): bo
 }
 
 /** `FolderPermissions//A` and `FolderPermissions/A` are the same address. */
-function normalizeAddress(address: string): string {
+export function normalizeAddress(address: string): string {
   return address.trim().replace(/^FolderPermissions\/+/i, 'FolderPermissions/');
 }

@@ -8,7 +8,7 @@ import type { KindAudit } from '../kinds/kind.js';
 import { formatAddress } from '../plan/model.js';
 import type { AccessReport, Change, EntryChange, FieldChange, Plan, PolicyReport, SourceRef } from '../plan/model.js';
 import type { AuditRecord } from '../services/automation/types.js';
-import { expiredOf, judgeDifference, ruleOf } from './acknowledge.js';
+import { expiredOf, judgeDifference, normalizeAddress, ruleOf } from './acknowledge.js';
 import type { DifferenceRef } from './acknowledge.js';
 import { DRIFT_FORMAT_VERSION } from './model.js';
 import { compareText } from '../order.js';
@@ -49,6 +49,12 @@ export interface AssembleDriftInput {
   readonly missingFolders?: readonly MissingFolder[];
   /** Unmanaged objects were not looked for (the plan has no delete), and why. */
   readonly unmanagedOmitted?: UnmanagedOmitted;
+  /**
+   * Addresses (as a user names them: any of an object's addresses) that no acknowledgement
+   * covers in this report: `drift --adopt ADDRESS` of an acknowledged object adopts its
+   * differences, so it must see them.
+   */
+  readonly unacknowledged?: readonly string[];
 }
 
 export interface MissingFolder {
@@ -64,7 +70,10 @@ export interface MissingFolder {
  * `withAuditFailure` fill it in.
  */
 export function assembleDrift(input: AssembleDriftInput): DriftReport {
-  const { now, ignore } = input;
+  const { now } = input;
+  const lifted = new Set((input.unacknowledged ?? []).map(liftedKey));
+  // An object named in `unacknowledged` is judged by no rule; every other by all of them.
+  const rulesFor = (addresses: readonly string[]): readonly DriftIgnoreRule[] => (addresses.some((a) => lifted.has(liftedKey(a))) ? [] : input.ignore);
   const acknowledged: AcknowledgedItem[] = [];
   const drifted: DriftedObject[] = [];
   const unmanaged: UnmanagedObject[] = [];
@@ -75,7 +84,7 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
       const pruned = input.prune.includes(change.kind);
       if (pruned) kept.push(change);
       const addresses = [change.address];
-      const verdict = judgeDifference(ignore, { addresses }, now);
+      const verdict = judgeDifference(rulesFor(addresses), { addresses }, now);
       if (verdict.active) {
         acknowledged.push({ address: change.address, what: 'unmanaged', rule: ruleOf(verdict.active) });
         continue;
@@ -93,13 +102,13 @@ export function assembleDrift(input: AssembleDriftInput): DriftReport {
     }
     kept.push(change);
     if (change.action === 'no-op') continue;
-    const object = driftOf(change, ignore, now, acknowledged);
+    const object = driftOf(change, rulesFor(addressesOf(change)), now, acknowledged);
     if (object) drifted.push(object);
   }
 
   for (const f of input.missingFolders ?? []) {
     const address = formatAddress('FolderPermissions', f.path);
-    const verdict = judgeDifference(ignore, { addresses: [address] }, now);
+    const verdict = judgeDifference(rulesFor([address]), { addresses: [address] }, now);
     if (verdict.active) {
       acknowledged.push({ address, what: 'missing', rule: ruleOf(verdict.active) });
       continue;
@@ -199,6 +208,11 @@ function driftKindOf(change: Change): DriftKind {
       throw new Error(`unknown action ${String(never)}`);
     }
   }
+}
+
+/** How `unacknowledged` names an object: its address, case and a folder path's doubled slash ignored. */
+function liftedKey(address: string): string {
+  return normalizeAddress(address).toLowerCase();
 }
 
 /** The unacknowledged part of one change, or undefined when every difference is acknowledged. */

@@ -49,15 +49,20 @@ export interface KindImport<K extends ResourceKind> {
   /**
    * A reader of the live objects changes act on, made once per plan from the live state the plan
    * was made from: the object's draft, or undefined for a create or an object not read. Secrets
-   * through `secrets` (a `$sensitive` marker in a plan).
+   * through `secrets` (a `$sensitive` marker in a plan). It reads only what names the live object
+   * (`LiveObjectRef`), so an object of a drift report (`drift --adopt` of one created on the
+   * server) is read the same way, with no kind named by the caller.
    */
-  readonly liveDrafts: (live: LiveState, secrets: SecretNamer) => (change: Change) => ManifestDraft | undefined;
+  readonly liveDrafts: (live: LiveState, secrets: SecretNamer) => (object: LiveObjectRef) => ManifestDraft | undefined;
   /**
    * Whether a delete (or replace) of the kind shows what it removes (`Change.removes`); a folder's
    * delete already lists every entry it removes, with its permissions.
    */
   readonly showsRemoved: boolean;
 }
+
+/** What names a live object: a change, or an unmanaged object of a drift report (its id; a folder's path, or the path it was renamed from). */
+export type LiveObjectRef = Pick<Change, 'name' | 'liveId' | 'previousName'>;
 
 /**
  * The planner's read of the live state for `scope`, as a prune of `prune` would read it (a kind's

@@ -194,6 +194,13 @@ export interface KindDefinition<K extends ResourceKind> {
   readonly comparedSpec: (manifest: ManifestOf<K>) => unknown;
   /** Spec keys whose list items `diff-env` names by their principal (`entries[user:alice]`) rather than by position. */
   readonly principalLists: readonly string[];
+  /**
+   * Spec keys whose list is a set of plain names (a group's `members`): the plan reports an item
+   * the server has beyond git as a difference at the key with the name as `actual`, one it lacks
+   * with the name as `expected`, and `drift --adopt` appends or removes that one item (by name,
+   * case aside) rather than rewriting the list. Absent: none.
+   */
+  readonly nameSets?: readonly string[];
   /** How drift asks the audit report who changed an object of the kind; undefined: its server keeps no audit report to ask. */
   readonly audit: K extends AuditedKind ? KindAudit : undefined;
   /** A note under a drift report that lists an object of the kind, on why it does not say who changed it; undefined: none. */

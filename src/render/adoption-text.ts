@@ -16,6 +16,10 @@ export function renderAdoptionText(report: AdoptionReport): string {
     for (const f of report.files) {
       lines.push('', `${escapeControl(f.path)}${f.action === 'edited' ? '' : ` (${f.action === 'created' ? 'new file' : 'file removed: no document left'})`}`);
       for (const o of f.objects) lines.push(...objectLines(o));
+      // mftops.yaml: the file with no object is the one whose acknowledgements adoption spent.
+      if (f.objects.length === 0)
+        for (const c of report.acknowledgements?.cleared ?? [])
+          lines.push(`  - acknowledgement cleared: ${escapeControl(c.rule)} (${escapeControl(c.where)}), adopted with ${escapeControl(c.object)}`);
       if (report.dryRun) lines.push('', ...f.diff.trimEnd().split('\n').map(escapeControl));
     }
   } else lines.push(`mftops drift --adopt for environment "${escapeControl(report.environment)}": nothing to adopt.`);
@@ -25,6 +29,7 @@ export function renderAdoptionText(report: AdoptionReport): string {
     for (const r of report.refused)
       lines.push(`  ! ${escapeControl(r.address)}${r.path === undefined ? '' : ` ${escapeControl(r.path)}`}: ${escapeControl(r.reason)}`);
   }
+  lines.push(...acknowledgementLines(report));
   if (report.secrets.length > 0) {
     lines.push('', 'The new manifests hold these placeholders for secrets the server does not show; set them before plan:');
     for (const s of report.secrets) lines.push(`  ${s.variable}  (${escapeControl(s.address)} ${escapeControl(s.field)})`);
@@ -32,6 +37,22 @@ export function renderAdoptionText(report: AdoptionReport): string {
   if (report.audit.state === 'unreadable') lines.push('', `Note: ${escapeControl(report.audit.message)}; who changed what is not shown.`);
   lines.push('', closing(report));
   return `${lines.join('\n')}\n`;
+}
+
+/** Acknowledgements adoption did not remove: a pattern that covers an adopted object, objects whose acknowledged differences it left alone. */
+function acknowledgementLines(report: AdoptionReport): string[] {
+  const a = report.acknowledgements;
+  if (a === undefined || a.kept.length + a.leftAlone.length === 0) return [];
+  const lines = ['', 'Acknowledged drift (drift.ignore) left as it is:'];
+  for (const k of a.kept)
+    lines.push(
+      `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand`,
+    );
+  for (const address of a.leftAlone)
+    lines.push(
+      `  * ${escapeControl(address)}: its acknowledged differences were not adopted; name it (drift --adopt ADDRESS) to adopt them and clear the acknowledgement`,
+    );
+  return lines;
 }
 
 function objectLines(o: AdoptedFileObject): string[] {

@@ -211,12 +211,26 @@ export function driftedHeadline(d: DriftedObject): string {
 }
 
 /**
+ * How the printed commands name what the run was given, so that a line runs as printed when
+ * copied: the configuration file when `--config` named one (absent: the default file, or
+ * `MFTOPS_CONFIG`, which the same shell still has).
+ */
+export interface CommandContext {
+  readonly config?: string;
+}
+
+/**
  * The two ways out of one drifted object: take the server's state into git (`drift --adopt`) or
  * put git's back on the server (`apply --target`, absent when apply cannot: a blocked difference,
- * a folder the plan cannot create). `--env` is written so that the line runs as printed.
+ * a folder the plan cannot create). `--env` (and `--config`, when the run was given one) is
+ * written so that the line runs as printed.
  */
-export function waysOut(environment: string, d: Pick<DriftedObject, 'address' | 'action'>): { readonly adopt: string; readonly revert?: string } {
-  const env = `--env ${shellWord(environment)}`;
+export function waysOut(
+  environment: string,
+  d: Pick<DriftedObject, 'address' | 'action'>,
+  command: CommandContext = {},
+): { readonly adopt: string; readonly revert?: string } {
+  const env = selection(environment, command);
   const target = shellWord(d.address);
   const adopt = `mftops drift ${env} --adopt ${target}`;
   switch (d.action) {
@@ -237,10 +251,20 @@ export function waysOut(environment: string, d: Pick<DriftedObject, 'address' | 
 }
 
 /** The ways out of an unmanaged object: write its manifest (`drift --adopt`), or delete it when its kind is pruned. */
-export function unmanagedWaysOut(environment: string, u: Pick<UnmanagedObject, 'address' | 'pruned'>): { readonly adopt: string; readonly revert?: string } {
-  const env = `--env ${shellWord(environment)}`;
+export function unmanagedWaysOut(
+  environment: string,
+  u: Pick<UnmanagedObject, 'address' | 'pruned'>,
+  command: CommandContext = {},
+): { readonly adopt: string; readonly revert?: string } {
+  const env = selection(environment, command);
   const target = shellWord(u.address);
   return { adopt: `mftops drift ${env} --adopt ${target}`, ...(u.pruned ? { revert: `mftops apply ${env} --target ${target} --allow-delete` } : {}) };
+}
+
+/** `--config FILE --env NAME`: the options that pick what the run read. */
+function selection(environment: string, command: CommandContext): string {
+  const env = `--env ${shellWord(environment)}`;
+  return command.config === undefined ? env : `--config ${shellWord(command.config)} ${env}`;
 }
 
 /** A word a POSIX shell reads back as `text`: bare when safe, else single-quoted. */

@@ -1,6 +1,7 @@
 import type { DriftReport } from '../drift/model.js';
 import { driftedHeadline } from './drift-common.js';
 import { renderDriftMarkdown } from './drift-markdown.js';
+import type { DriftMarkdownOptions } from './drift-markdown.js';
 import { renderDriftedText } from './drift-text.js';
 import { annotation } from './plan-github.js';
 import { policyAnnotations } from './policy.js';
@@ -12,8 +13,8 @@ import { policyAnnotations } from './policy.js';
  * objects are named by no manifest: the markdown lists them, without annotations. A live object
  * that breaks a policy is an annotation too (an error for a deny), as plan gives it.
  */
-export function renderDriftGithub(report: DriftReport): string {
+export function renderDriftGithub(report: DriftReport, options: Pick<DriftMarkdownOptions, 'config'> = {}): string {
   const annotations = report.drifted.map((d) => `${annotation('warning', d.source, driftedHeadline(d), renderDriftedText(d))}\n`);
   const policy = policyAnnotations(report.policy).map((line) => `${line}\n`);
-  return `${policy.join('')}${annotations.join('')}${renderDriftMarkdown(report)}`;
+  return `${policy.join('')}${annotations.join('')}${renderDriftMarkdown(report, options)}`;
 }

@@ -16,7 +16,8 @@ import {
   valueText,
   waysOut,
 } from './drift-common.js';
-import type { ValueWords } from './drift-common.js';
+import type { CommandContext, ValueWords } from './drift-common.js';
+import { withDefined } from '../with-defined.js';
 import { formatCount } from './text.js';
 import { transferCheckItems, transferChecksMarkdown } from './plan-markdown.js';
 import { DRIFT_ACCESS_HEADING, accessMarkdownHead, accessMarkdownItems } from './access.js';
@@ -29,6 +30,8 @@ export interface DriftMarkdownOptions {
   readonly maxLength?: number;
   /** Where the full report is, as markdown inserted as is. */
   readonly reportHint?: string;
+  /** The `--config` the run was given: the printed commands name it, so that they run as printed. */
+  readonly config?: string;
 }
 
 const DEFAULT_MAX_LENGTH = 65_000;
@@ -44,17 +47,18 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   const hint = options.reportHint ?? DEFAULT_REPORT_HINT;
   const head = renderHead(report);
+  const command = withDefined({ config: options.config });
   const blocks: string[] = [...policyMarkdown(report.policy, 'drift')];
   const privileged = privilegedAccountsMarkdown(report.accounts);
   if (privileged !== undefined) blocks.push(privileged);
   if (report.access !== undefined) blocks.push([accessMarkdownHead(report.access, DRIFT_ACCESS_HEADING), '', ...accessMarkdownItems(report.access)].join('\n'));
   if (report.drifted.length > 0) {
     blocks.push(`### Drifted objects\n\nValues read **git → server**: the manifest's value, then what the server has now.`);
-    for (const d of report.drifted) blocks.push(renderDrifted(d, waysOut(report.environment, d)));
+    for (const d of report.drifted) blocks.push(renderDrifted(d, waysOut(report.environment, d, command)));
   }
   const checkItems = transferCheckItems(report.plan.transferChecks);
   blocks.push(...transferChecksMarkdown(report.plan.transferChecks, checkItems, checkItems.length, hint));
-  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged, report.environment));
+  if (report.unmanaged.length > 0) blocks.push(renderUnmanaged(report.unmanaged, report.environment, command));
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
   const signOn = signOnMarkdown(report.accounts);
   if (signOn !== undefined) blocks.push(signOn);
@@ -136,7 +140,7 @@ function renderDrifted(d: DriftedObject, ways: { readonly adopt: string; readonl
   return lines.join('\n');
 }
 
-function renderUnmanaged(list: readonly UnmanagedObject[], environment: string): string {
+function renderUnmanaged(list: readonly UnmanagedObject[], environment: string, command: CommandContext): string {
   const lines = [
     '### Unmanaged objects',
     '',
@@ -150,7 +154,7 @@ function renderUnmanaged(list: readonly UnmanagedObject[], environment: string):
       (x) => x !== undefined,
     );
     const note = notes.length > 0 ? `<br><sub>${notes.join('; ')}</sub>` : '';
-    const adopt = `<br><sub>keep it: ${code(unmanagedWaysOut(environment, u).adopt)}</sub>`;
+    const adopt = `<br><sub>keep it: ${code(unmanagedWaysOut(environment, u, command).adopt)}</sub>`;
     lines.push(`| ${code(u.address)}${note}${adopt} | ${escapeMd(unmanagedText(u))} | ${u.lastChange ? escapeMd(attributionText(u.lastChange)) : '—'} |`);
   }
   return lines.join('\n');

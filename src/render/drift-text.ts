@@ -18,6 +18,7 @@ import {
   waysOut,
 } from './drift-common.js';
 import { escapeControl } from './text.js';
+import { withDefined } from '../with-defined.js';
 import { transferChecksText } from './plan-text.js';
 import { DRIFT_ACCESS_HEADING, renderAccessText } from './access.js';
 import { policyText } from './policy.js';
@@ -26,6 +27,8 @@ import { privilegedAccountsText, signOnText } from './drift-accounts.js';
 export interface DriftTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
   readonly color: boolean;
+  /** The `--config` the run was given: the printed commands name it, so that they run as printed. */
+  readonly config?: string;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface DriftTextOptions {
  */
 export function renderDriftText(report: DriftReport, options: DriftTextOptions): string {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const command = withDefined({ config: options.config });
   const lines = [`mftops drift for environment ${quote(report.environment)}: ${comparedSentence(report)}`];
   if (report.unmanagedOmitted !== undefined) lines.push(unmanagedOmittedSentence(report.unmanagedOmitted));
   lines.push(...policyText(report.policy, 'drift'));
@@ -42,7 +46,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   if (report.access !== undefined) lines.push('', ...renderAccessText(report.access, DRIFT_ACCESS_HEADING));
   if (report.drifted.length > 0) {
     lines.push('', paint('1', 'Drifted (values read git → server):'));
-    for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint), ...waysOutText(waysOut(report.environment, d)));
+    for (const d of report.drifted) lines.push('', ...renderDrifted(d, paint), ...waysOutText(waysOut(report.environment, d, command)));
   }
   if (report.unmanaged.length > 0) {
     lines.push('', paint('1', 'Unmanaged (in scope, named by no manifest):'));
@@ -51,7 +55,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
       lines.push(`  ${paint('35', '?')} ${escapeControl(u.address)}: ${unmanagedText(u)}${pruned}`);
       if (u.lastChange) lines.push(`      last change: ${attributionText(u.lastChange)}`);
       if (u.expired) lines.push(`      # ${expiredText(u.expired)}`);
-      lines.push(...waysOutText(unmanagedWaysOut(report.environment, u), '      '));
+      lines.push(...waysOutText(unmanagedWaysOut(report.environment, u, command), '      '));
     }
   }
   if (report.acknowledged.length > 0) {

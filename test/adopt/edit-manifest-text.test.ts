@@ -164,6 +164,12 @@ describe('editManifestText keeps every byte it does not edit', () => {
     ['a nested flow value set', 'm: { x: [1, 2] }\n', { op: 'set', document: 0, path: ['m', 'x', 1], value: 'a b' }, 'm: { x: [1, a b] }\n'],
     ['a multi-line string in flow', 'm: { a: 1 }\n', { op: 'set', document: 0, path: ['m', 'a'], value: 'one\ntwo' }, 'm: { a: "one\\ntwo" }\n'],
     ['a flow list replaced, flow kept', 'l: [a] # c\n', { op: 'set', document: 0, path: ['l'], value: ['b', 'yes'] }, 'l: [b, "yes"] # c\n'],
+    [
+      'an item appended to a block list writes a list of scalars in flow where the item before it does (no mixed styles); the rest in block',
+      'entries:\n  - user: a\n    permissions: [x, y]\n    m: { k: [1] }\n    o:\n      - 1\n',
+      { op: 'append', document: 0, path: ['entries'], value: { user: 'b', permissions: ['readFiles', 'list files'], m: { k: [2] }, o: [2] } },
+      'entries:\n  - user: a\n    permissions: [x, y]\n    m: { k: [1] }\n    o:\n      - 1\n  - user: b\n    permissions: [readFiles, list files]\n    m:\n      k: [2]\n    o:\n      - 2\n',
+    ],
     ['a key with its comment removed', 'a: 1\n# about b\n# more\nb: 2\nc: 3\n', { op: 'delete', document: 0, path: ['b'] }, 'a: 1\nc: 3\n'],
     ['comments under a removed item stay with it', 'l:\n  - a\n    # on a\n  - b\n', { op: 'delete', document: 0, path: ['l', 0] }, 'l:\n  - b\n'],
     [

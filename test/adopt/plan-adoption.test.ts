@@ -72,11 +72,22 @@ spec:
     Info: { Description: Patched words }
 `;
 
+const GROUPS = `apiVersion: mftops/v1
+kind: Group
+metadata: { name: Auditors }
+spec:
+  mode: exact
+  members:
+    - alice  # the lead auditor
+    - bob
+`;
+
 const FILES: Record<string, string> = {
   [`${CWD}/manifests/tasks.yaml`]: TASKS,
   [`${CWD}/manifests/folders.yaml`]: FOLDERS,
   [`${CWD}/manifests/acl.yaml`]: ACL,
   [`${CWD}/manifests/patches.yaml`]: PATCHES,
+  [`${CWD}/manifests/groups.yaml`]: GROUPS,
 };
 
 function loaded() {
@@ -107,6 +118,26 @@ function adopt(changes: Change[], extra: Partial<AdoptionInput> = {}) {
 }
 
 describe('planAdoption', () => {
+  it("a group's members are a set (the kind's nameSets): a member added on the server is appended, one removed goes by name, comments kept", () => {
+    const out = adopt([
+      {
+        address: 'Group/Auditors',
+        kind: 'Group',
+        name: 'Auditors',
+        service: 'transfer',
+        action: 'update',
+        liveId: '7',
+        fields: [
+          { path: 'members', after: 'bob' },
+          { path: 'members', before: 'dave' },
+        ],
+      },
+    ]);
+    expect(out.refused).toEqual([]);
+    expect(out.files.map((f) => f.after)).toEqual([GROUPS.replace('    - bob\n', '    - dave\n')]);
+    expect(out.files[0]!.objects[0]!.paths).toEqual(['members: bob', 'members: dave']);
+  });
+
   it('sets only the fields that drifted, keeps comments, and writes a flag the way the manifest writes it', () => {
     const out = adopt([
       task('Payroll to bank', 'update', [

@@ -129,6 +129,12 @@ for (const profile of ['current', 'divergent'] as const) {
       });
       deleteTaskByHand(emu, 'Acme inbound');
 
+      // The report's ways out run as printed: they name the --config file the run was given.
+      const report = await runCli(['drift', ...PROD], { cwd: dir, env: ENV });
+      expect(report.code, report.stderr).toBe(2);
+      expect(report.stdout).toContain("keep the server's: mftops drift --config examples/mftops.yaml --env production --adopt 'Task/Payroll to bank'");
+      expect(report.stdout).toContain("restore git's:     mftops apply --config examples/mftops.yaml --env production --target 'Task/Payroll to bank'");
+
       const before = filesOf(dir);
       const dry = await runCli(['drift', ...PROD, '--shared', '--adopt', '--dry-run'], { cwd: dir, env: ENV });
       expect(dry.code, dry.stderr).toBe(0);
@@ -297,5 +303,97 @@ describe('mftops drift --adopt refuses what it must not write', () => {
     const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/Payroll to bank'], { cwd: dir, env: ENV });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readFileSync(join(dir, 'examples/manifests/tasks/finance.yaml'), 'utf8')).toContain('one file only');
+  });
+});
+
+describe('mftops drift --adopt and acknowledged drift (drift.ignore)', () => {
+  const RULES = [
+    '    prune: []',
+    '    drift:',
+    '      ignore:',
+    '        # The 2 a.m. fix, accepted until someone reviews it.',
+    '        - { address: Task/Payroll to bank, reason: night fix }',
+    '        - address: Task/Acme*',
+    '          path: Info.Description',
+    '        - { address: Task/Nightly cleanup, path: Info.Description, until: "2999-12-31" }',
+    '',
+  ].join('\n');
+
+  it('leaves acknowledged objects alone unless named; named, adopts them and removes the rule that names them from mftops.yaml (other comments kept), a pattern rule stays', async () => {
+    // The rules come after the first adoption, which takes the seed's differences from the examples.
+    const dir = await adoptedExamples('current');
+    const configFile = join(dir, 'examples/mftops.yaml');
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace('    prune: []\n', RULES));
+    const emu = emulator!;
+    for (const name of ['Payroll to bank', 'Acme outbound', 'Nightly cleanup'])
+      editTaskByHand(emu, { name }, (t) => {
+        (t.Info as JsonObject).Description = `${name}, fixed by hand`;
+      });
+    const before = filesOf(dir);
+
+    // Without addresses: nothing acknowledged is adopted, and the run says which objects it left.
+    const all = await runCli(['drift', ...PROD, '--shared', '--adopt'], { cwd: dir, env: ENV });
+    expect(all.code, all.stdout + all.stderr).toBe(0);
+    expect(all.stdout).toContain('nothing to adopt');
+    for (const address of ['Task/Acme outbound', 'Task/Nightly cleanup', 'Task/Payroll to bank'])
+      expect(all.stdout).toContain(`  * ${address}: its acknowledged differences were not adopted; name it (drift --adopt ADDRESS)`);
+    expect(filesOf(dir)).toEqual(before);
+
+    // Named: the dry run shows the mftops.yaml diff too, and writes nothing.
+    const named = ['Task/Payroll to bank', 'Task/Acme outbound'];
+    const dry = await runCli(['drift', ...PROD, '--shared', '--adopt', ...named, '--dry-run'], { cwd: dir, env: ENV });
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('--- a/examples/mftops.yaml\n+++ b/examples/mftops.yaml');
+    expect(dry.stdout).toContain('-        - { address: Task/Payroll to bank, reason: night fix }');
+    expect(filesOf(dir)).toEqual(before);
+
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt', ...named], { cwd: dir, env: ENV });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('~ Task/Payroll to bank: Info.Description as on the server');
+    expect(r.stdout).toContain('~ Task/Acme outbound: Info.Description as on the server');
+    expect(r.stdout).toMatch(
+      /\nexamples\/mftops\.yaml\n {2}- acknowledgement cleared: Task\/Payroll to bank \(examples\/mftops\.yaml:\d+:\d+\), adopted with Task\/Payroll to bank\n/,
+    );
+    expect(r.stdout).toMatch(
+      /\* Task\/Acme\* Info\.Description \(examples\/mftops\.yaml:\d+:\d+\) covers Task\/Acme outbound, adopted: not removed, it is a pattern/,
+    );
+    const config = readFileSync(join(dir, 'examples/mftops.yaml'), 'utf8');
+    // The comment above the rule was about it and goes with it; every other line stays as written.
+    expect(config).toBe(
+      before
+        .get('examples/mftops.yaml')!
+        .replace('        # The 2 a.m. fix, accepted until someone reviews it.\n        - { address: Task/Payroll to bank, reason: night fix }\n', ''),
+    );
+    expect(readFileSync(join(dir, 'examples/manifests/tasks/finance.yaml'), 'utf8')).toContain('Payroll to bank, fixed by hand');
+
+    // What is left is the acknowledged Nightly cleanup description: nothing differs, the rule still holds.
+    const drift = await runCli(['drift', ...PROD], { cwd: dir, env: ENV });
+    expect(drift.stdout).toContain('Drift: 0 objects differ, 0 unmanaged');
+    expect(drift.stdout).toMatch(/Acknowledged \(not drift\):\n {2}Task\/Nightly cleanup Info\.Description: /);
+  });
+
+  it('removes the drift block when its last rule is spent, and the config still loads', async () => {
+    const dir = await adoptedExamples('current', (d) => {
+      const config = join(d, 'examples/mftops.yaml');
+      writeFileSync(
+        config,
+        readFileSync(config, 'utf8').replace(
+          '    prune: []\n',
+          '    prune: []\n    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n',
+        ),
+      );
+    });
+    editTaskByHand(emulator!, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'the last rule goes';
+    });
+    const before = readFileSync(join(dir, 'examples/mftops.yaml'), 'utf8');
+    const r = await runCli(['drift', ...PROD, '--shared', '--adopt', 'Task/Payroll to bank'], { cwd: dir, env: ENV });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('acknowledgement cleared: Task/Payroll to bank Info.*');
+    expect(readFileSync(join(dir, 'examples/mftops.yaml'), 'utf8')).toBe(
+      before.replace('    drift:\n      ignore:\n        - address: Task/Payroll to bank\n          path: Info.*\n', ''),
+    );
+    const plan = await runCli(['plan', ...PROD, '--detailed-exitcode'], { cwd: dir, env: ENV });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 });

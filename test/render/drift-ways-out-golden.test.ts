@@ -68,4 +68,14 @@ describe('the drift report names the two ways out of each drifted object', () =>
     expect(md).toContain("- Keep the server's: <code>mftops drift --env prod --adopt &#39;Task/Legacy EDI router&#39;</code> (apply cannot put it back)");
     expectGolden(md, 'drift-ways-out.md');
   });
+
+  it('name the configuration file the run was given, so that a copied line reads the same file (a path with a space is quoted)', () => {
+    const text = renderDriftText(report(), { color: false, config: 'ops/mft config.yaml' });
+    expect(text).toContain("    keep the server's: mftops drift --config 'ops/mft config.yaml' --env prod --adopt 'Task/Payroll to bank'\n");
+    expect(text).toContain("    restore git's:     mftops apply --config 'ops/mft config.yaml' --env prod --target 'Task/Payroll to bank'\n");
+    expect(text).toContain("mftops apply --config 'ops/mft config.yaml' --env prod --target 'Task/Made by hand' --allow-delete");
+    const md = renderDriftMarkdown(report(), { config: 'examples/mftops.yaml' });
+    expect(md).toContain('<code>mftops drift --config examples/mftops.yaml --env prod --adopt &#39;Task/Legacy EDI router&#39;</code>');
+    expect(md).toContain('keep it: <code>mftops drift --config examples/mftops.yaml --env prod --adopt &#39;Task/Made by hand&#39;</code>');
+  });
 });

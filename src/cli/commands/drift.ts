@@ -95,15 +95,17 @@ async function runAdopt(g: GlobalOptions, opts: DriftCommandOptions, parallelism
 }
 
 async function renderReport(report: DriftReport, g: GlobalOptions, color: boolean): Promise<string> {
+  // The ways out name the file --config gave, so that they run as printed (MFTOPS_CONFIG stays in the shell).
+  const command = withDefined({ config: g.configFrom === undefined ? g.config : undefined });
   switch (g.format) {
     case 'text': {
-      return renderDriftText(report, { color });
+      return renderDriftText(report, { color, ...command });
     }
     case 'markdown': {
-      return renderDriftMarkdown(report);
+      return renderDriftMarkdown(report, command);
     }
     case 'github': {
-      return renderDriftGithub(report);
+      return renderDriftGithub(report, command);
     }
     case 'json': {
       return renderDriftJson(report);

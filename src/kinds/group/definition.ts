@@ -42,6 +42,7 @@ export const GROUP: KindDefinition<'Group'> = {
   // Members are a set: compared in one order, whatever order each manifest lists them in.
   comparedSpec: (m) => ({ ...m.spec, members: [...m.spec.members].sort((a, b) => compareText(a.toLowerCase(), b.toLowerCase())) }),
   principalLists: [],
+  nameSets: ['members'],
   audit: undefined,
   unauditedNote: undefined,
   importer: GROUP_IMPORT,
