@@ -1,10 +1,20 @@
 import { isRecord } from '../is-record.js';
-import type { Host, Task } from '../services/automation/types.js';
 import type { Credential, CredentialKind, CredentialStanding, CredentialUser, ExpiryReport, ExpiryState } from './model.js';
 
 // Pure: which hosts and tasks use each credential, and where each stands on a given day.
 
 const DAY_MS = 86_400_000;
+
+/**
+ * A task or host as the clients answer them (src/services/automation/types.ts `Task`, `Host`),
+ * or a task's manifest `spec`: only its fields are read. Typed here so that this pure area does
+ * not import the services.
+ */
+export interface ObjectFields {
+  readonly ID?: unknown;
+  readonly Name?: unknown;
+  readonly [field: string]: unknown;
+}
 
 /** Default of `--expiring-within`: a month's notice. */
 export const DEFAULT_EXPIRING_WITHIN_DAYS = 30;
@@ -31,8 +41,8 @@ const PGP_FIELD = /pgp|recipient|signer|keyid$|^key$/i;
  */
 export function findCredentialUsers(
   credentials: readonly Credential[],
-  tasks: readonly Task[],
-  hosts: readonly Host[],
+  tasks: readonly ObjectFields[],
+  hosts: readonly ObjectFields[],
 ): ReadonlyMap<string, readonly CredentialUser[]> {
   const out = new Map<string, CredentialUser[]>();
   const add = (c: Credential, user: CredentialUser): void => {
@@ -42,19 +52,21 @@ export function findCredentialUsers(
   };
   const matches = (field: string, value: unknown): Credential[] => credentials.filter((c) => namesCredential(c, field, value));
   const hostById = new Map(hosts.map((h) => [String(h.ID), h]));
+  const hostByName = new Map(hosts.map((h) => [String(h.Name).toLowerCase(), h]));
   for (const h of hosts) {
-    for (const [field, value] of Object.entries(h)) for (const c of matches(field, value)) add(c, { type: 'host', id: String(h.ID), name: h.Name, field });
+    for (const [field, value] of Object.entries(h)) for (const c of matches(field, value)) add(c, { type: 'host', id: String(h.ID), name: String(h.Name), field });
   }
   for (const t of tasks) {
     const user = (field: string): CredentialUser => ({ type: 'task', id: String(t.ID ?? ''), name: String(t.Name ?? ''), field });
     walk(t, '', (owner, where, field, value) => {
       for (const c of matches(field, value)) add(c, user(where === '' ? field : `${where}.${field}`));
-      if (field === 'HostID') {
-        const host = hostById.get(String(value));
+      // Wire steps name their host by id (`HostID`), manifests by name (`Host`).
+      if (field === 'HostID' || field === 'Host') {
+        const host = field === 'HostID' ? hostById.get(String(value)) : hostByName.get(String(value).toLowerCase());
         if (host === undefined) return;
         for (const [hostField, hostValue] of Object.entries(host)) {
           for (const c of matches(hostField, hostValue)) {
-            if (c.kind !== 'pgp' && usesHostDefault(owner, c.kind)) add(c, user(`${where === '' ? '' : `${where}.`}HostID (default ${hostField} of host ${host.Name})`));
+            if (c.kind !== 'pgp' && usesHostDefault(owner, c.kind)) add(c, user(`${where === '' ? '' : `${where}.`}${field} (default ${hostField} of host ${String(host.Name)})`));
           }
         }
       }
