@@ -24,6 +24,8 @@ import { DEFAULT_PRIVILEGED_ACCOUNTS } from '../config/model.js';
 import type { PrivilegedAccountSettings } from '../config/model.js';
 import { assessAccounts, declaredUsernames, withAccounts } from '../drift/privileged-accounts.js';
 import { readAccounts } from '../live/read-accounts.js';
+import { withCredentials } from '../drift/credentials.js';
+import { credentialSection } from './status-credentials.js';
 import { withDefined } from '../with-defined.js';
 
 /** What readAndPlan takes, but never `--target`: drift looks at everything. */
@@ -35,6 +37,8 @@ export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   readonly partial?: boolean;
   /** Where `drift.ignore[index]` of the environment is written (mftops.yaml), for the warning about one that matches nothing. */
   readonly locateIgnore?: (index: number) => SourcePosition;
+  /** The clock of the keys-and-certificates section (`MFTOPS_NOW`); default `now`. */
+  readonly expiryNow?: () => Date;
   /** Where `privilegedAccounts.allowUnmanaged[index]` is written (mftops.yaml), for the warning about one that names no account. */
   readonly locateAllowed?: (index: number) => SourcePosition;
 }
@@ -106,6 +110,7 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
       );
     }
   }
+  if (automation !== undefined) report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)()));
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
 }
 

@@ -1,3 +1,4 @@
+import { expiryClock } from './status-credentials.js';
 import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import type { DriftReport } from '../drift/model.js';
@@ -82,6 +83,7 @@ export async function detectEnvironmentDrift(options: Omit<DriftOptions, 'report
       locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
       locateAllowed: (i) => config.sourceMap.locate(['environments', env.name, 'privilegedAccounts', 'allowUnmanaged', i]),
       ...(ctx.now ? { now: ctx.now } : {}),
+      expiryNow: expiryClock(ctx),
     });
   } finally {
     await clients.close();

@@ -2,7 +2,7 @@ import { buildExpiryReport, DEFAULT_EXPIRING_WITHIN_DAYS } from '../credentials/
 import { isMftopsError } from '../errors.js';
 import { readCredentialEstate } from '../live/read-credentials.js';
 import type { AutomationReader } from '../live/read-live-state.js';
-import type { CredentialSection } from '../render/credential-expiry.js';
+import type { CredentialSection } from '../credentials/model.js';
 import { readClock } from './clock.js';
 import type { AppContext } from './context.js';
 
@@ -12,17 +12,20 @@ export interface StatusOptions {
   readonly expiringWithinDays?: number;
 }
 
+/** The clock of the expiry report: `MFTOPS_NOW` when set, else `ctx.now`, else the system clock. */
+export function expiryClock(ctx: Pick<AppContext, 'env' | 'now'>): () => Date {
+  return ctx.env['MFTOPS_NOW'] ? readClock(ctx.env) : (ctx.now ?? readClock(ctx.env));
+}
+
 /**
- * The keys-and-certificates section of status and drift: read-only, on the clock of `MFTOPS_NOW`
- * (else `ctx.now`, else the system clock). Undefined when the server has none and every list was
+ * The keys-and-certificates section of status and drift: read-only, at `now`. Undefined when the server has none and every list was
  * readable; a failed read is the section's error line, not the command's failure.
  */
 export async function credentialSection(
   client: AutomationReader,
-  ctx: Pick<AppContext, 'env' | 'now'>,
+  now: Date,
   withinDays: number = DEFAULT_EXPIRING_WITHIN_DAYS,
 ): Promise<CredentialSection | undefined> {
-  const now = ctx.env['MFTOPS_NOW'] ? readClock(ctx.env)() : (ctx.now ?? readClock(ctx.env))();
   try {
     const estate = await readCredentialEstate(client);
     if (estate.credentials.length === 0 && estate.unavailable.length === 0) return undefined;

@@ -5,7 +5,7 @@ import { openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { openEnvironment, resolveServices } from './environment.js';
 import type { StatusOptions } from './status-credentials.js';
-import { credentialSection } from './status-credentials.js';
+import { credentialSection, expiryClock } from './status-credentials.js';
 import { withDefined } from '../with-defined.js';
 
 /**
@@ -34,7 +34,7 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                   client.listResourceGroups(),
                   client.listResourceGroupAcls(),
                 ]);
-                const credentials = await credentialSection(client, ctx, options.expiringWithinDays);
+                const credentials = await credentialSection(client, expiryClock(ctx)(), options.expiringWithinDays);
                 return {
                   ...(info.appVersion ? { version: info.appVersion } : {}),
                   ...(info.username ? { username: info.username } : {}),

@@ -82,3 +82,8 @@ export interface CredentialEstate {
   readonly users: ReadonlyMap<string, readonly CredentialUser[]>;
   readonly unavailable: readonly CredentialListUnavailable[];
 }
+
+/** What status and drift hold about keys and certificates: the report, or why there is none (one line). */
+export type CredentialSection =
+  | { readonly ok: true; readonly report: ExpiryReport; readonly unavailable: readonly CredentialListUnavailable[] }
+  | { readonly ok: false; readonly error: string };

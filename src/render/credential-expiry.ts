@@ -1,12 +1,9 @@
-import type { CredentialKind, CredentialListUnavailable, CredentialStanding, CredentialUser, ExpiryReport } from '../credentials/model.js';
+import type { CredentialKind, CredentialSection, CredentialStanding, CredentialUser } from '../credentials/model.js';
 import { withDefined } from '../with-defined.js';
 
 // The expiry report of `mftops status` and drift, as text, markdown and JSON. Pure.
 
-/** What status and drift hold about keys and certificates: the report, or why there is none. */
-export type CredentialSection =
-  | { readonly ok: true; readonly report: ExpiryReport; readonly unavailable: readonly CredentialListUnavailable[] }
-  | { readonly ok: false; readonly error: string };
+export type { CredentialSection } from '../credentials/model.js';
 
 const NOUN: Readonly<Record<CredentialKind, readonly [string, string]>> = {
   pgp: ['PGP key', 'PGP keys'],
