@@ -54,7 +54,8 @@ export function findCredentialUsers(
   const hostById = new Map(hosts.map((h) => [String(h.ID), h]));
   const hostByName = new Map(hosts.map((h) => [String(h.Name).toLowerCase(), h]));
   for (const h of hosts) {
-    for (const [field, value] of Object.entries(h)) for (const c of matches(field, value)) add(c, { type: 'host', id: String(h.ID), name: String(h.Name), field });
+    for (const [field, value] of Object.entries(h))
+      for (const c of matches(field, value)) add(c, { type: 'host', id: String(h.ID), name: String(h.Name), field });
   }
   for (const t of tasks) {
     const user = (field: string): CredentialUser => ({ type: 'task', id: String(t.ID ?? ''), name: String(t.Name ?? ''), field });
@@ -66,7 +67,8 @@ export function findCredentialUsers(
         if (host === undefined) return;
         for (const [hostField, hostValue] of Object.entries(host)) {
           for (const c of matches(hostField, hostValue)) {
-            if (c.kind !== 'pgp' && usesHostDefault(owner, c.kind)) add(c, user(`${where === '' ? '' : `${where}.`}${field} (default ${hostField} of host ${String(host.Name)})`));
+            if (c.kind !== 'pgp' && usesHostDefault(owner, c.kind))
+              add(c, user(`${where === '' ? '' : `${where}.`}${field} (default ${hostField} of host ${String(host.Name)})`));
           }
         }
       }

@@ -43,10 +43,12 @@ export function seedCredentials(
     return raw.map((item, i) => {
       if (!isJsonObject(item) || typeof item.Name !== 'string' || item.Name === '') fail(`automation.${list}[${i}] needs a Name`);
       const o = dropNulls(item) as JsonObject;
-      for (const k of Object.keys(o)) if (PRIVATE_FIELD.test(k)) fail(`automation.${list}[${i}] (${String(o.Name)}): ${k} looks like private key material; seed public metadata only`);
+      for (const k of Object.keys(o))
+        if (PRIVATE_FIELD.test(k)) fail(`automation.${list}[${i}] (${String(o.Name)}): ${k} looks like private key material; seed public metadata only`);
       for (const d of dates) {
         const v = o[d];
-        if (v !== undefined && (typeof v !== 'string' || !INSTANT.test(v))) fail(`automation.${list}[${i}] (${String(o.Name)}): ${d} must be an ISO instant like 2026-12-01T00:00:00Z`);
+        if (v !== undefined && (typeof v !== 'string' || !INSTANT.test(v)))
+          fail(`automation.${list}[${i}] (${String(o.Name)}): ${d} must be an ISO instant like 2026-12-01T00:00:00Z`);
       }
       const id = list === 'sslCerts' ? (o.Sha1Thumbprint ?? o.ID ?? nextId()) : (o.ID ?? nextId());
       if (typeof id !== 'string') fail(`automation.${list}[${i}] (${String(o.Name)}): ID must be a string`);

@@ -43,7 +43,9 @@ export function policyKeys(input: PolicyKeyInput): PolicyKey[] {
 export function policyUsedKeys(input: PolicyKeyInput, spec: unknown): PolicyKey[] {
   if (spec === null || typeof spec !== 'object') return [];
   const users = findCredentialUsers(input.credentials, [{ ID: '', Name: '', ...(spec as Record<string, unknown>) }], input.hosts);
-  return input.credentials.filter((c) => (users.get(`${c.kind}:${c.id.toLowerCase()}`) ?? []).some((u) => u.type === 'task')).map((c) => policyKey(c, input.now));
+  return input.credentials
+    .filter((c) => (users.get(`${c.kind}:${c.id.toLowerCase()}`) ?? []).some((u) => u.type === 'task'))
+    .map((c) => policyKey(c, input.now));
 }
 
 function policyKey(c: Credential, now: Date): PolicyKey {

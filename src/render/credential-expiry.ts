@@ -85,7 +85,11 @@ export function credentialSectionMarkdown(section: CredentialSection): string {
 }
 
 function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
 }
 
 /** The JSON form (`credentials` of mftops.status and mftops.drift). */

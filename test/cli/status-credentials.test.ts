@@ -68,7 +68,8 @@ describe('mftops status: expiring keys and certificates', () => {
   it('--expiring-within widens the window (7 days: only the expired key; 200 days: the June key too) and refuses a bad value on one line', async () => {
     const dir = await statusDir();
     const narrow = await runCli(['status', '--format', 'json', '--expiring-within', '7d'], { cwd: dir, env: ENV });
-    const names = (out: string) => (JSON.parse(out) as { services: { credentials: { items: JsonItem[] } }[] }).services[0]!.credentials.items.map((i) => i.name);
+    const names = (out: string) =>
+      (JSON.parse(out) as { services: { credentials: { items: JsonItem[] } }[] }).services[0]!.credentials.items.map((i) => i.name);
     expect(names(narrow.stdout)).toEqual(['partner-a-pgp']);
     const wide = await runCli(['status', '--format', 'json', '--expiring-within', '200'], { cwd: dir, env: ENV });
     expect(names(wide.stdout)).toEqual(['partner-a-pgp', 'as2-client', 'partner-b-pgp']);

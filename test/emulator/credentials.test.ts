@@ -51,7 +51,11 @@ describe('emulator keys and certificates', () => {
   });
 
   it('rule 192: a seed key with private material, or a date that is not an ISO instant, is refused', async () => {
-    await expect(startEmulator({ seed: { automation: { pgpKeys: [{ Name: 'k', PrivateKey: 'xxx' }] } } })).rejects.toThrow(/PrivateKey looks like private key material/);
-    await expect(startEmulator({ seed: { automation: { sslCerts: [{ Name: 'c', Sha1Thumbprint: 'AA', ExpDate: 'soon' }] } } })).rejects.toThrow(/ExpDate must be an ISO instant/);
+    await expect(startEmulator({ seed: { automation: { pgpKeys: [{ Name: 'k', PrivateKey: 'xxx' }] } } })).rejects.toThrow(
+      /PrivateKey looks like private key material/,
+    );
+    await expect(startEmulator({ seed: { automation: { sslCerts: [{ Name: 'c', Sha1Thumbprint: 'AA', ExpDate: 'soon' }] } } })).rejects.toThrow(
+      /ExpDate must be an ISO instant/,
+    );
   });
 });

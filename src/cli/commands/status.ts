@@ -27,6 +27,7 @@ export async function runStatus(g: GlobalOptions, io: CommandIo, opts: { readonl
 function parseExpiringWithin(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const m = /^(\d{1,4})d?$/.exec(text.trim());
-  if (m === null || Number(m[1]) > 3650) throw new ConfigError(`--expiring-within takes whole days from 0 to 3650, like 30 or 30d, not ${JSON.stringify(text)}`);
+  if (m === null || Number(m[1]) > 3650)
+    throw new ConfigError(`--expiring-within takes whole days from 0 to 3650, like 30 or 30d, not ${JSON.stringify(text)}`);
   return Number(m[1]);
 }
