@@ -54,12 +54,12 @@ function title(s: CredentialStanding): string {
   return `${NOUN[c.kind][0]} ${c.name} (${id})`;
 }
 
-/** The section as text lines, each indented by `indent`. */
-export function credentialSectionLines(section: CredentialSection, indent: string): string[] {
-  if (!section.ok) return [`${indent}keys and certificates: not read: ${section.error}`];
+/** The section as text lines, each indented by `indent`, the first starting with `label`. */
+export function credentialSectionLines(section: CredentialSection, indent: string, label = 'keys and certificates: '): string[] {
+  if (!section.ok) return [`${indent}${label}not read: ${section.error}`];
   const { report } = section;
   const lines = [
-    `${indent}keys and certificates: ${KINDS.map((k) => count(k, report.counted[k])).join(', ')}; expired or expiring within ${report.withinDays} days: ${report.items.length === 0 ? 'none' : report.items.length}`,
+    `${indent}${label}${KINDS.map((k) => count(k, report.counted[k])).join(', ')}; expired, expiring within ${report.withinDays} days or unreadable: ${report.items.length === 0 ? 'none' : report.items.length}`,
   ];
   for (const u of section.unavailable) lines.push(`${indent}  ${NOUN[u.kind][1]}: not readable (HTTP ${u.status})`);
   for (const s of report.items) {

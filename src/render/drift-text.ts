@@ -67,7 +67,7 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   lines.push(...transferChecksText(report.plan.transferChecks));
   lines.push(...signOnText(report.accounts, paint));
   if (report.credentials !== undefined)
-    lines.push('', paint('1', 'Keys and certificates (a report, not drift):'), ...credentialSectionLines(report.credentials, '  '));
+    lines.push('', paint('1', 'Keys and certificates (a report, not drift):'), ...credentialSectionLines(report.credentials, '  ', ''));
   for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;

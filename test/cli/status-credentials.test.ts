@@ -42,7 +42,7 @@ describe('mftops status: expiring keys and certificates', () => {
     const lines = text.stdout.split('\n');
     const at = lines.findIndex((l) => l.includes('keys and certificates:'));
     expect(lines.slice(at, at + 5)).toEqual([
-      '    keys and certificates: 3 PGP keys, 1 SSH key, 2 SSL certificates; expired or expiring within 30 days: 2',
+      '    keys and certificates: 3 PGP keys, 1 SSH key, 2 SSL certificates; expired, expiring within 30 days or unreadable: 2',
       '      EXPIRED    PGP key partner-a-pgp (ID 500001) expired 2026-11-01 (26 days ago)',
       '                 used by task Encrypt and send (Process.Parameters.PGPKey)',
       '      EXPIRING   SSL certificate as2-client (thumbprint ABCDEF0123456789ABCDEF0123456789ABCDEF01) expires 2026-12-07 (in 9 days)',
