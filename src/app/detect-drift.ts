@@ -110,7 +110,10 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
       );
     }
   }
-  if (automation !== undefined) report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)()));
+  if (automation !== undefined) {
+    const known = withDefined({ tasks: live.automation?.tasks?.items, hosts: live.automation?.hosts?.items });
+    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), undefined, known));
+  }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
 }
 

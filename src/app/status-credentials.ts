@@ -4,6 +4,7 @@ import { readCredentialEstate } from '../live/read-credentials.js';
 import type { AutomationReader } from '../live/read-live-state.js';
 import type { CredentialSection } from '../credentials/model.js';
 import { readClock } from './clock.js';
+import type { Host, Task } from '../services/automation/types.js';
 import type { AppContext } from './context.js';
 
 /** Options of `mftops status`. */
@@ -25,9 +26,10 @@ export async function credentialSection(
   client: AutomationReader,
   now: Date,
   withinDays: number = DEFAULT_EXPIRING_WITHIN_DAYS,
+  known: { readonly tasks?: readonly Task[]; readonly hosts?: readonly Host[] } = {},
 ): Promise<CredentialSection | undefined> {
   try {
-    const estate = await readCredentialEstate(client);
+    const estate = await readCredentialEstate(client, known);
     if (estate.credentials.length === 0 && estate.unavailable.length === 0) return undefined;
     return { ok: true, report: buildExpiryReport(estate.credentials, estate.users, now, withinDays), unavailable: estate.unavailable };
   } catch (err) {

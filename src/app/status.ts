@@ -34,7 +34,7 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                   client.listResourceGroups(),
                   client.listResourceGroupAcls(),
                 ]);
-                const credentials = await credentialSection(client, expiryClock(ctx)(), options.expiringWithinDays);
+                const credentials = await credentialSection(client, expiryClock(ctx)(), options.expiringWithinDays, { hosts });
                 return {
                   ...(info.appVersion ? { version: info.appVersion } : {}),
                   ...(info.username ? { username: info.username } : {}),
