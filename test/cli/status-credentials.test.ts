@@ -1,8 +1,13 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator, Variants } from '../../src/emulator/index.js';
+import { findSchemasDir, SCHEMA_BASE_URL } from '../../src/manifest/schemas.js';
 import { listWrites } from '../helpers/emulator-test-api.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
@@ -54,6 +59,12 @@ describe('mftops status: expiring keys and certificates', () => {
 
     const json = await runCli(['status', '--format', 'json'], { cwd: dir, env: ENV });
     expect(json.code).toBe(0);
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+    addFormats.default(ajv);
+    for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json' || f === 'kinds.schema.json'))
+      ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+    const validate = ajv.getSchema(`${SCHEMA_BASE_URL}output-status.schema.json`)!;
+    expect(validate(JSON.parse(json.stdout)) ? [] : validate.errors).toEqual([]);
     const doc = JSON.parse(json.stdout) as { services: { credentials: { withinDays: number; counted: object; items: JsonItem[] } }[] };
     const section = doc.services[0]!.credentials;
     expect(section.withinDays).toBe(30);
