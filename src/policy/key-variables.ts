@@ -17,7 +17,8 @@ export interface PolicyKeyInput {
 }
 
 /**
- * One entry of `keys` / `usedKeys`. `expires` (ISO instant) and `daysLeft` (whole days, rounded
+ * One entry of `keys` / `usedKeys`. `state` is `expired`, `valid`, `never` or `unreadable` (a rule
+ * says itself what "soon" is, with `daysLeft`). `expires` (ISO instant) and `daysLeft` (whole days, rounded
  * down, negative once expired) are absent for a key that never expires or whose expiry cannot be
  * read (`state` says which): test them with `has(k.daysLeft)`.
  */
