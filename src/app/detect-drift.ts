@@ -24,6 +24,8 @@ import { DEFAULT_PRIVILEGED_ACCOUNTS } from '../config/model.js';
 import type { PrivilegedAccountSettings } from '../config/model.js';
 import { assessAccounts, declaredUsernames, withAccounts } from '../drift/privileged-accounts.js';
 import { readAccounts } from '../live/read-accounts.js';
+import { withCredentials } from '../drift/credentials.js';
+import { credentialSection } from './status-credentials.js';
 import { withDefined } from '../with-defined.js';
 
 /** What readAndPlan takes, but never `--target`: drift looks at everything. */
@@ -35,6 +37,8 @@ export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   readonly partial?: boolean;
   /** Where `drift.ignore[index]` of the environment is written (mftops.yaml), for the warning about one that matches nothing. */
   readonly locateIgnore?: (index: number) => SourcePosition;
+  /** The clock of the keys-and-certificates section (`MFTOPS_NOW`); default `now`. */
+  readonly expiryNow?: () => Date;
   /** Where `privilegedAccounts.allowUnmanaged[index]` is written (mftops.yaml), for the warning about one that names no account. */
   readonly locateAllowed?: (index: number) => SourcePosition;
   /** Addresses no acknowledgement covers in this run (`drift --adopt ADDRESS`: an acknowledged object named is adopted). */
@@ -108,6 +112,10 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
         err instanceof ApiError ? { httpStatus: err.status, ...(err.detail ? { detail: err.detail } : {}) } : { detail: err.message },
       );
     }
+  }
+  if (automation !== undefined) {
+    const known = withDefined({ tasks: live.automation?.tasks?.items, hosts: live.automation?.hosts?.items });
+    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), undefined, known));
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
 }

@@ -1,3 +1,4 @@
+import { expiryClock } from './status-credentials.js';
 import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import type { DriftReport } from '../drift/model.js';
@@ -87,6 +88,7 @@ export async function detectEnvironmentDrift(
       locateAllowed: (i) => config.sourceMap.locate(['environments', env.name, 'privilegedAccounts', 'allowUnmanaged', i]),
       ...(ctx.now ? { now: ctx.now } : {}),
       ...withDefined({ unacknowledged: options.unacknowledged }),
+      expiryNow: expiryClock(ctx),
     });
   } finally {
     await clients.close();

@@ -20,6 +20,7 @@ import { computePlan } from '../plan/compute-plan.js';
 import { resolveDesired } from '../plan/resolve-desired.js';
 import { evaluatePolicies } from '../policy/evaluate.js';
 import { createPolicyRunner } from './run-policy-checks.js';
+import { readPolicyKeys } from './policy-keys.js';
 
 export interface ReadAndPlanInput {
   /** Loaded manifests (`loadManifests`); with an error among their diagnostics nothing is read. */
@@ -133,7 +134,18 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
   // as made again with the user-group members.
   const plan =
     loaded.policies.length > 0
-      ? { ...checked, policy: await evaluatePolicies(checked, loaded.policies, loaded.manifests, cwd, liveSpecs(checked.changes, live), createPolicyRunner()) }
+      ? {
+          ...checked,
+          policy: await evaluatePolicies(
+            checked,
+            loaded.policies,
+            loaded.manifests,
+            cwd,
+            liveSpecs(checked.changes, live),
+            createPolicyRunner(),
+            await readPolicyKeys(loaded.policies, input.clients.automation, live, planInput.now),
+          ),
+        }
       : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
 }

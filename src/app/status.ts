@@ -4,13 +4,16 @@ import type { ServiceStatus, StatusReport } from '../render/status.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { openEnvironment, resolveServices } from './environment.js';
+import type { StatusOptions } from './status-credentials.js';
+import { credentialSection, expiryClock } from './status-credentials.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * For each service of an environment: sign in, read the server's identity and count the objects
  * mftops manages, through read-only clients. A service that cannot be reached or refuses the
  * credentials is a failed entry of the report, not an exception; `ok` on each entry says which.
  */
-export async function environmentStatus(choice: EnvironmentChoice, ctx: AppContext): Promise<StatusReport> {
+export async function environmentStatus(choice: EnvironmentChoice, ctx: AppContext, options: StatusOptions = {}): Promise<StatusReport> {
   const { config, env } = openEnvironment(choice, ctx);
   const services = resolveServices(config, env, ctx);
   const clients = await openReadonlyClients(services, ctx);
@@ -31,6 +34,7 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                   client.listResourceGroups(),
                   client.listResourceGroupAcls(),
                 ]);
+                const credentials = await credentialSection(client, expiryClock(ctx)(), options.expiringWithinDays, { hosts });
                 return {
                   ...(info.appVersion ? { version: info.appVersion } : {}),
                   ...(info.username ? { username: info.username } : {}),
@@ -41,6 +45,7 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
                     { key: 'resourceGroups', count: groups.length },
                     { key: 'resourceGroupAcls', count: acls.length },
                   ],
+                  ...withDefined({ credentials }),
                 };
               },
             );

@@ -128,9 +128,10 @@ export function buildProgram(io: CommandIo): Command {
   program
     .command('status')
     .description('check connection and credentials for each service; server versions and object counts')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .option('--expiring-within <days>', 'list keys and certificates expiring within this many days, e.g. 30 or 30d (default 30)')
+    .action(async (opts: { expiringWithin?: string }, cmd: Command) => {
       const { runStatus } = await import('./commands/status.js');
-      await run(runStatus(globals(cmd), io));
+      await run(runStatus(globals(cmd), io, opts));
     });
 
   program

@@ -1,3 +1,4 @@
+import type { CredentialSection } from '../credentials/model.js';
 import type {
   AccessReport,
   Action,
@@ -73,6 +74,13 @@ export interface DriftReport {
    * Absent when neither service's accounts were looked at.
    */
   readonly accounts?: AccountsReport;
+  /**
+   * Keys and certificates of the automation service expired or expiring within 30 days, with the
+   * hosts and tasks that use each (issue 28 item 5): a report, never drift (the status and exit
+   * code do not change). Absent when the server has none and every list was readable, or the
+   * automation service is not configured.
+   */
+  readonly credentials?: CredentialSection;
   /**
    * The plan the report was computed from: every manifest, plus `delete`s for the unmanaged
    * objects of the kinds the environment prunes (exactly what `mftops plan` would show). The

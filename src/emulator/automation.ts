@@ -15,6 +15,8 @@ import type { TaskRights } from './task-view.js';
 import { renderTask } from './task-view.js';
 import { normalizeTask, orderTaskKeys } from './validate-task.js';
 import { NAMED_SETS } from './variants.js';
+import type { CredentialList } from './credentials.js';
+import { credentialSortName, encodeCredential } from './credentials.js';
 
 export interface AutomationRuntime {
   readonly state: EmulatorState;
@@ -187,6 +189,31 @@ function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
 function simpleGet(c: Ctx, items: readonly JsonObject[], id: string, what: string): ApiResponse {
   const found = items.find((i) => i.ID === id);
   return found ? jsonResponse(200, encodeObjectId(found, c.v)) : err(404, `no ${what} has ID ${id}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PGP keys, SSH keys, SSL certificates (rules 190–194)
+
+/** A §4.1 list; SSL certificates are matched on `issuer` and ordered by issuer (A §4.1). */
+function credentialList(c: Ctx, list: CredentialList): ApiResponse {
+  const items = c.a.credentials?.[list] ?? [];
+  const ssl = list === 'sslCerts';
+  return listResponse(
+    c,
+    items,
+    (i) => credentialSortName(list, i),
+    (i, q) => pickFields(encodeCredential(list, encodeObjectId(i, c.v), c.v), q.fields),
+    ssl ? 'issuer' : 'name',
+    ssl ? 'Issuer' : 'Name',
+  );
+}
+
+/** One credential; a certificate by its thumbprint (any case), a key by ID. */
+function credentialGet(c: Ctx, list: CredentialList, id: string): ApiResponse {
+  const items = c.a.credentials?.[list] ?? [];
+  const found = items.find((i) => String(i.ID).toLowerCase() === id.toLowerCase());
+  const what = list === 'pgpKeys' ? 'PGP key' : list === 'sshKeys' ? 'SSH key' : 'SSL certificate';
+  return found ? jsonResponse(200, encodeCredential(list, encodeObjectId(found, c.v), c.v)) : err(404, `no ${what} has ID ${id}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -690,4 +717,10 @@ const ROUTES: readonly Route<Ctx>[] = [
   { method: 'GET', pattern: '/usergroups', handle: listUserGroups },
   { method: 'GET', pattern: '/usergroups/:name', handle: getUserGroup },
   { method: 'POST', pattern: '/reports/audit', handle: auditReport },
+  { method: 'GET', pattern: '/pgpkeys', handle: (c) => credentialList(c, 'pgpKeys') },
+  { method: 'GET', pattern: '/pgpkeys/:id', handle: (c, p) => credentialGet(c, 'pgpKeys', p.id!) },
+  { method: 'GET', pattern: '/sshkeys', handle: (c) => credentialList(c, 'sshKeys') },
+  { method: 'GET', pattern: '/sshkeys/:id', handle: (c, p) => credentialGet(c, 'sshKeys', p.id!) },
+  { method: 'GET', pattern: '/sslcerts', handle: (c) => credentialList(c, 'sslCerts') },
+  { method: 'GET', pattern: '/sslcerts/:id', handle: (c, p) => credentialGet(c, 'sslCerts', p.id!) },
 ];

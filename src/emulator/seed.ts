@@ -34,6 +34,7 @@ import { AUTH_METHODS, EMAIL_FORMATS, RECEIVES_NOTIFICATION, USER_STATUSES } fro
 import { folderDetailDefaults } from './transfer-context.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
 import { resolveVariants } from './variants.js';
+import { seedCredentials } from './credentials.js';
 
 /** A login of the automation service in a seed. */
 export interface AutomationUserSeed {
@@ -63,6 +64,12 @@ export interface AutomationSeed {
   /** Task bodies as POST /tasks takes them; a parameter `{value, Secret: 1}` is secret; `TT: "COS"` allowed. */
   tasks?: JsonObject[];
   schedulerEnabled?: boolean;
+  /** `{ID?, Name, KeyID?, Fingerprint?, ExpirationDate?: ISO instant}`: public metadata only (credentials.ts). */
+  pgpKeys?: JsonObject[];
+  /** `{ID?, Name, fingerprint, publicKeyOpenSSH, publicKeySSH, ExpirationDate?}` */
+  sshKeys?: JsonObject[];
+  /** `{Sha1Thumbprint, Name, Issuer, IssuedTo, ExpDate, ValidFromDate, SerialNum?, Store?}` */
+  sslCerts?: JsonObject[];
 }
 
 /** A folder ACL entry in a seed: the principal by `name` (or `id`); missing permissions are false. */
@@ -384,6 +391,7 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
     if (names.has(n)) fail(`two tasks are named ${String(t.Name)}`);
     names.add(n);
   }
+  a.credentials = seedCredentials(s, () => String(a.nextId++));
   return a;
 }
 

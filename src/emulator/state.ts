@@ -1,3 +1,4 @@
+import type { CredentialStore } from './credentials.js';
 import type { JsonObject } from './json.js';
 import type { Profile, Variants } from './variants.js';
 
@@ -122,6 +123,8 @@ export interface AutomationState {
   tokens: TokenTable;
   audit: AuditRecord[];
   runs: TaskRun[];
+  /** PGP keys, SSH keys, SSL certificates (public metadata only; src/emulator/credentials.ts). */
+  credentials?: CredentialStore;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -139,6 +139,12 @@ export const VARIANT_SWITCHES = {
     description:
       'GET /config answers the whole configuration, an empty <AutomationConfig></AutomationConfig>, the configuration behind a DOCTYPE whose nested entities expand a billion-fold (one task named &lol9;), or behind a DOCTYPE with an external entity (file:///etc/passwd); mftops must refuse all but the first as a backup',
   },
+  'automation.keyDates': {
+    register: 'A-30',
+    values: ['iso', 'windows'],
+    description:
+      'PGP and SSH key expiry answers as ExpirationDate (an ISO instant, "" = never) and SSL ExpDate/ValidFromDate as ISO instants, or a key\'s expiry as Expires (epoch seconds, 0 = never) and certificate dates as M/d/yyyy h:mm:ss AM',
+  },
   'tokens.type': {
     register: 'B-3',
     values: ['bearer', 'Bearer', 'absent'],

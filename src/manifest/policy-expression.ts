@@ -170,7 +170,7 @@ export function oneLine(message: string): string {
 }
 
 /** The variables a policy expression may read besides `object`: each needs a plan. */
-export const PLAN_VARIABLES: readonly string[] = ['oldObject', 'change', 'access'];
+export const PLAN_VARIABLES: readonly string[] = ['oldObject', 'change', 'access', 'keys', 'usedKeys'];
 
 /**
  * The identifiers a compiled expression names anywhere (variables, and the loop variables of

@@ -19,6 +19,8 @@ import { isWriteAction, readMarker } from '../plan/model.js';
 import { PASSWORD_FIELD } from '../resources/common.js';
 import { compileExpression, needsOnlyObject } from '../manifest/policy-expression.js';
 import { evaluateCheck, type Outcome, type PolicyCheck } from './run-check.js';
+import type { PolicyKey, PolicyKeyInput } from './key-variables.js';
+import { policyKeys, policyUsedKeys } from './key-variables.js';
 
 export type { Outcome, PolicyCheck } from './run-check.js';
 
@@ -94,6 +96,7 @@ export async function evaluatePolicies(
   cwd: string | undefined,
   live?: ReadonlyMap<string, JsonObject>,
   run: RunPolicyChecks = runChecksInThread,
+  keys?: PolicyKeyInput,
 ): Promise<PolicyReport> {
   const bySource = new Map<string, Manifest>();
   for (const m of manifests) bySource.set(sourceKey(sourceRef(m.source, cwd)), m);
@@ -109,6 +112,7 @@ export async function evaluatePolicies(
       oldObject: oldSpec === undefined ? null : liveObjectOf(change.kind, change.previousName ?? change.name, oldSpec),
       change: { address: change.address, kind: change.kind, action: change.action },
       access: accessOf(plan.access, change.address),
+      ...keyVariables(keys, desired),
     };
     pending.push(...pendingChecks(checks, context, { address: change.address, ...(change.source ? { source: change.source } : {}) }));
   }
@@ -251,6 +255,16 @@ function accessOf(report: AccessReport | undefined, address: string): PolicyAcce
       removed: c.removed,
       flagged: [...c.flagged],
     }));
+}
+
+/**
+ * The variables `keys` (every key and certificate of the server) and `usedKeys` (those the
+ * change's desired object uses). Without `keys` (a saved plan re-checked at apply, which asks no
+ * server) both are empty lists: key rules are enforced by the plan that was saved.
+ */
+function keyVariables(keys: PolicyKeyInput | undefined, desired: Manifest | undefined): { keys: PolicyKey[]; usedKeys: PolicyKey[] } {
+  if (keys === undefined) return { keys: [], usedKeys: [] };
+  return { keys: policyKeys(keys), usedKeys: desired === undefined ? [] : policyUsedKeys(keys, desired.spec) };
 }
 
 /** Whether any violation (or error) of a `deny` policy is in the report: plan stops. */

@@ -1,3 +1,4 @@
+import { credentialSectionMarkdown } from './credential-expiry.js';
 import type { AcknowledgedItem, DriftedObject, DriftReport, UnmanagedObject } from '../drift/model.js';
 import type { JsonValue } from '../plan/model.js';
 import {
@@ -62,6 +63,7 @@ export function renderDriftMarkdown(report: DriftReport, options: DriftMarkdownO
   if (report.acknowledged.length > 0) blocks.push(renderAcknowledged(report.acknowledged));
   const signOn = signOnMarkdown(report.accounts);
   if (signOn !== undefined) blocks.push(signOn);
+  if (report.credentials !== undefined) blocks.push(credentialSectionMarkdown(report.credentials).trimEnd());
 
   const out = [head];
   let length = head.length;

@@ -1,3 +1,4 @@
+import { credentialSectionLines } from './credential-expiry.js';
 import type { DriftedObject, DriftReport } from '../drift/model.js';
 import {
   attributionNotes,
@@ -69,6 +70,8 @@ export function renderDriftText(report: DriftReport, options: DriftTextOptions):
   }
   lines.push(...transferChecksText(report.plan.transferChecks));
   lines.push(...signOnText(report.accounts, paint));
+  if (report.credentials !== undefined)
+    lines.push('', paint('1', 'Keys and certificates (a report, not drift):'), ...credentialSectionLines(report.credentials, '  ', ''));
   for (const note of attributionNotes(report)) lines.push('', `Note: ${note}`);
   lines.push('', paint('1', driftSentence(report)));
   return `${lines.join('\n')}\n`;

@@ -1,5 +1,8 @@
 import type { ServiceName } from '../config/model.js';
 import { renderJsonOutput } from './json-output.js';
+import type { CredentialSection } from './credential-expiry.js';
+import { credentialSectionJson, credentialSectionLines } from './credential-expiry.js';
+import { withDefined } from '../with-defined.js';
 
 /** What `mftops status` found for one service of an environment. */
 export interface ServiceStatus {
@@ -18,6 +21,11 @@ export interface ServiceStatus {
   readonly counts: readonly StatusCount[];
   /** HTTP requests this check took, token calls included. */
   readonly requests?: number;
+  /**
+   * Automation only: keys and certificates expired or expiring (issue 28 item 5); absent when the
+   * server has none and every list was readable.
+   */
+  readonly credentials?: CredentialSection;
 }
 
 /**
@@ -51,6 +59,7 @@ export function renderStatusText(report: StatusReport, from: { readonly environm
     const who = s.username ? `${s.username}${s.role ? ` (${s.role})` : ''}` : undefined;
     lines.push(`    ok${s.version ? `, version ${s.version}` : ''}${who ? `, signed in as ${who}` : ''}`);
     if (s.counts.length > 0) lines.push(`    ${s.counts.map((c) => `${c.count} ${NOUNS[c.key]}`).join(', ')}`);
+    if (s.credentials !== undefined) lines.push(...credentialSectionLines(s.credentials, '    '));
   }
   const failed = report.services.filter((s) => !s.ok).length;
   lines.push(failed === 0 ? `All ${report.services.length} services reachable.` : `${failed} of ${report.services.length} services failed.`);
@@ -62,7 +71,11 @@ export function renderStatusJson(report: StatusReport): string {
   return renderJsonOutput('mftops.status', {
     environment: report.environment,
     configFile: report.configFile,
-    services: report.services.map((s) => ({ ...s, counts: Object.fromEntries(s.counts.map((c) => [c.key, c.count])) })),
+    services: report.services.map(({ credentials, ...s }) => ({
+      ...s,
+      counts: Object.fromEntries(s.counts.map((c) => [c.key, c.count])),
+      ...withDefined({ credentials: credentials === undefined ? undefined : credentialSectionJson(credentials) }),
+    })),
   });
 }
 

@@ -8,6 +8,8 @@ import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
 import { readAcl, readNamedObject, readSchedulerStatus, readTask, readUserGroupMembers, unwrapHost, writeAclPermissions, writeTask } from './normalize.js';
 import type { AutomationWireForms } from './normalize.js';
+import { readCredential } from './normalize-credentials.js';
+import type { Credential, CredentialKind } from '../../credentials/model.js';
 import type {
   AboutInfo,
   AclFilter,
@@ -53,6 +55,7 @@ export const AUTOMATION_READ_METHODS = [
   'getSchedulerStatus',
   'exportConfig',
   'auditReport',
+  'listCredentials',
 ] as const;
 
 export type AutomationReadMethod = (typeof AUTOMATION_READ_METHODS)[number];
@@ -107,6 +110,8 @@ export interface AutomationClient {
   importConfig(xml: Buffer | string): Promise<void>;
   /** POST /reports/audit: a read (it changes nothing, and is retried like one). */
   auditReport(query: AuditQuery): Promise<AuditRecord[]>;
+  /** GET /pgpkeys, /sshkeys or /sslcerts, every page, normalised (register A-30): public metadata only. */
+  listCredentials(kind: CredentialKind): Promise<Credential[]>;
 
   /** Revoke the tokens and close the connection pool. */
   close(): Promise<void>;
@@ -117,6 +122,8 @@ export type ReadonlyAutomationClient = Pick<AutomationClient, AutomationReadMeth
 
 /** The configured URL names the API when it ends in one of these (then no probing). */
 const API_PATH = /\/(webadmin\/)?api\/v1$/;
+
+const CREDENTIAL_PATHS: Readonly<Record<CredentialKind, string>> = { pgp: '/pgpkeys', ssh: '/sshkeys', ssl: '/sslcerts' };
 
 /** The reference: page and perPage both absent returns everything in one response. */
 const LIST: PagingPlan = { mode: 'all-first', perPage: 1000 };
@@ -292,6 +299,10 @@ class HttpAutomationClient implements AutomationClient {
     // Wrapped in `items` or a bare array (gaps.md), like any list.
     const page = parseListPage(body);
     return page ? (page.items as AuditRecord[]) : this.#unexpected('POST', '/reports/audit', 'expected a list of audit records');
+  }
+
+  async listCredentials(kind: CredentialKind): Promise<Credential[]> {
+    return (await this.#list<unknown>(CREDENTIAL_PATHS[kind])).filter(isRecord).map((x) => readCredential(kind, x));
   }
 
   close(): Promise<void> {
