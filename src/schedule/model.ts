@@ -39,3 +39,15 @@ export interface ScheduleSettings {
 }
 
 export const DEFAULT_DUE_MARGIN_MINUTES = 15;
+
+/**
+ * The change windows as apply found them (`ApplyReport.changeWindow`, the ledger): present when
+ * the environment sets `changeWindows`. `overrideReason` is the `--override-window` reason of an
+ * apply that wrote outside them.
+ */
+export interface ApplyWindowReport {
+  readonly state: 'open' | 'closed' | 'frozen';
+  /** When not open: why, and the next window (server zone and UTC). */
+  readonly text?: string;
+  readonly overrideReason?: string;
+}
