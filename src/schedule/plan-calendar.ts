@@ -15,10 +15,10 @@ import type { ServerZone } from './server-zone.js';
  * changes no scheduled task and the environment has no `changeWindows`.
  */
 export interface PlanCalendar {
-  /** The automation server's zone as it named it (`Europe/Berlin`, `W. Europe Standard Time`). */
-  readonly zone: string;
-  /** Why the zone is approximate (an unknown name: a fixed offset), when it is. */
-  readonly zoneNote?: string;
+  /** The instant the calendar was judged at (the plan's clock, `MFTOPS_NOW` in tests), ISO. */
+  readonly at: string;
+  /** The automation server's zone (`label` as it named it), which times are shown in. */
+  readonly zone: ServerZone;
   /** Runs starting within this many minutes of the plan's time are `due`. */
   readonly dueMarginMinutes: number;
   /** One per updated, replaced or deleted task whose live schedules run, in plan order. */
@@ -87,8 +87,8 @@ export function assemblePlanCalendar(input: PlanCalendarInput): PlanCalendar | u
   const changeWindow = input.changeWindows !== undefined ? checkWindow(input) : undefined;
   if (tasks.length === 0 && changeWindow === undefined) return undefined;
   return {
-    zone: input.zone.label,
-    ...(input.zone.note !== undefined ? { zoneNote: input.zone.note } : {}),
+    at: input.now.toISOString(),
+    zone: input.zone,
     dueMarginMinutes: input.dueMarginMinutes,
     tasks,
     ...(changeWindow !== undefined ? { changeWindow } : {}),
