@@ -110,3 +110,22 @@ describe('change windows', () => {
     expect(ledger[1]).toMatchObject({ event: 'window-override', state: 'closed', reason: 'INC-4711 payroll fix' });
   });
 });
+
+describe("the server's time zone (register A-30)", () => {
+  it.each([
+    ['windows', 'W. Europe Standard Time', ''],
+    ['iana', 'Europe/Berlin', ''],
+    ['bias', 'Mitteleuropäische Zeit', '; the server\'s time zone "Mitteleuropäische Zeit" is not known to mftops: times use its fixed offset UTC+01:00, without daylight saving'],
+  ] as const)('automation.timeZone=%s: next runs and windows are in the server zone (%s)', async (form, label, note) => {
+    const other = await startSeededEmulator({ variants: { 'automation.timeZone': form } });
+    try {
+      const dir = applyWorkdir(other);
+      // 00:55 UTC is 01:55 in Berlin (winter): Payroll to bank's 02:00 is 5 minutes away.
+      const r = await runCli(['plan', '--no-color'], { cwd: dir, env: { ...APPLY_ENV, MFTOPS_NOW: '2026-11-27T00:55:00Z' } });
+      expect(r.stdout).toContain(`Schedules of the tasks this plan changes (server time zone ${label}${note}): 1 due within 15 min:`);
+      expect(r.stdout).toContain('  Task/Payroll to bank (changed): next run Fri 02:00 (in 5 min) ⚠ due within 15 min');
+    } finally {
+      await other.close();
+    }
+  });
+});
