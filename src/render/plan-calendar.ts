@@ -16,7 +16,7 @@ export function changeWindowSentence(calendar: PlanCalendar | undefined): string
   const w = calendar?.changeWindow;
   if (w === undefined) return undefined;
   if (w.state === 'open') return 'Change windows: open now; apply would not be refused.';
-  return `Change windows: apply now would be refused, ${w.text ?? w.state} (mftops apply --override-window "reason" to apply anyway).`;
+  return `Change windows: apply would be refused now: ${w.text ?? w.state}. To apply anyway: mftops apply --override-window "reason".`;
 }
 
 /** The headline of the schedules section. */

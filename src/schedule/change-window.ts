@@ -136,5 +136,5 @@ export function describeWindowVerdict(verdict: WindowVerdict, now: Date, zone: S
     verdict.next !== undefined
       ? `the next window opens ${describeInstant(verdict.next, zone)}${verdict.nextCloses !== undefined ? ` and closes ${describeInstant(verdict.nextCloses, zone)}` : ''}`
       : 'no window opens within a year';
-  return `${why} (${when}); ${next}`;
+  return `${why}, ${when}; ${next}`;
 }

@@ -63,7 +63,7 @@ describe('change windows', () => {
     const dir = workdirWith(WINDOWS);
     const r = await runCli(['plan', '--no-color'], { cwd: dir, env: { ...APPLY_ENV, MFTOPS_NOW: '2026-12-02T10:00:00Z' } });
     expect(r.stdout).toContain(
-      'Change windows: apply now would be refused, outside the allowed change windows (now is Wed 2026-12-02 10:00 UTC); the next window opens Sat 2026-12-05 22:00 UTC and closes Sun 2026-12-06 04:00 UTC',
+      'Change windows: apply would be refused now: outside the allowed change windows, now is Wed 2026-12-02 10:00 UTC; the next window opens Sat 2026-12-05 22:00 UTC and closes Sun 2026-12-06 04:00 UTC',
     );
   });
 
@@ -73,7 +73,7 @@ describe('change windows', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Apply refused; nothing was written:');
     expect(r.stdout).toContain(
-      '  - outside the allowed change windows (now is Wed 2026-12-02 10:00 UTC); the next window opens Sat 2026-12-05 22:00 UTC and closes Sun 2026-12-06 04:00 UTC; to apply now anyway: --override-window "reason"',
+      '  - outside the allowed change windows, now is Wed 2026-12-02 10:00 UTC; the next window opens Sat 2026-12-05 22:00 UTC and closes Sun 2026-12-06 04:00 UTC; to apply now anyway: --override-window "reason"',
     );
     expect(hasStackTrace(r.stderr)).toBe(false);
     expect(writesOf(emulator)).toEqual([]);

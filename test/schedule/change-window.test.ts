@@ -28,7 +28,7 @@ describe('judgeChangeWindow', () => {
     const yearEnd = judgeChangeWindow(weekendNights, new Date('2027-01-02T23:00:00Z'), { zone: UTC_ZONE });
     expect([yearEnd.state, iso(yearEnd.next)]).toEqual(['frozen', '2027-01-03T00:00:00.000Z']);
     expect(describeWindowVerdict(yearEnd, new Date('2027-01-02T23:00:00Z'), UTC_ZONE)).toBe(
-      'inside the freeze year-end (2026-12-28 to 2027-01-02, mftops.yaml:7:9) (now is Sat 2027-01-02 23:00 UTC); the next window opens Sun 2027-01-03 00:00 UTC and closes Sun 2027-01-03 04:00 UTC',
+      'inside the freeze year-end (2026-12-28 to 2027-01-02, mftops.yaml:7:9), now is Sat 2027-01-02 23:00 UTC; the next window opens Sun 2027-01-03 00:00 UTC and closes Sun 2027-01-03 04:00 UTC',
     );
   });
 
@@ -37,7 +37,7 @@ describe('judgeChangeWindow', () => {
     const now = new Date('2026-12-06T02:00:00Z'); // Sat 21:00 in New York
     const verdict = judgeChangeWindow(weekendNights, now, { zone: ny });
     expect(describeWindowVerdict(verdict, now, ny)).toBe(
-      'outside the allowed change windows (now is Sat 2026-12-05 21:00 America/New_York (2026-12-06 02:00 UTC)); the next window opens Sat 2026-12-05 22:00 America/New_York (2026-12-06 03:00 UTC) and closes Sun 2026-12-06 04:00 America/New_York (2026-12-06 09:00 UTC)',
+      'outside the allowed change windows, now is Sat 2026-12-05 21:00 America/New_York (2026-12-06 02:00 UTC); the next window opens Sat 2026-12-05 22:00 America/New_York (2026-12-06 03:00 UTC) and closes Sun 2026-12-06 04:00 America/New_York (2026-12-06 09:00 UTC)',
     );
   });
 
