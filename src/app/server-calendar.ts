@@ -80,10 +80,15 @@ export async function checkApplyWindow(
   now: Date,
   override: string | undefined,
 ): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string } | undefined> {
-  if (override !== undefined && override.trim() === '') throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
+  if (override !== undefined && override.trim() === '')
+    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
   const windows = env.changeWindows;
   if (windows === undefined) return undefined;
-  const calendar = await readServerCalendar(reader, undefined, windows.freeze.some((f) => 'dateList' in f));
+  const calendar = await readServerCalendar(
+    reader,
+    undefined,
+    windows.freeze.some((f) => 'dateList' in f),
+  );
   const missing = missingFreezeLists(env, calendar);
   const verdict = missing.length > 0 ? undefined : judgeChangeWindow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
   const state = verdict?.state ?? 'frozen';

@@ -31,7 +31,8 @@ export function checkCalendarValues(name: string, env: Record<string, unknown>, 
     problems.push(createDiagnostic('error', 'MF505', sourceMap.locate(full), `${full.join('.')}: ${text}`));
   };
   (Array.isArray(windows.allow) ? windows.allow : []).forEach((w: unknown, i) => {
-    if (isRecord(w) && typeof w.from === 'string' && w.from === w.to) at(['allow', i], 'the window opens and closes at the same minute (write 00:00 to 24:00 for a whole day)');
+    if (isRecord(w) && typeof w.from === 'string' && w.from === w.to)
+      at(['allow', i], 'the window opens and closes at the same minute (write 00:00 to 24:00 for a whole day)');
   });
   (Array.isArray(windows.freeze) ? windows.freeze : []).forEach((f: unknown, i) => {
     if (!isRecord(f) || typeof f.from !== 'string' || typeof f.to !== 'string') return;

@@ -36,7 +36,12 @@ export function judgeChangeWindow(settings: ChangeWindowSettings, at: Date, cont
   if (freeze === undefined && inAllowedWindow(settings, t, context.zone)) return { state: 'open' };
   const next = nextOpenInstant(settings, t, context);
   const closes = next !== undefined ? windowEndAfter(settings, next, context.zone) : undefined;
-  return { state: freeze !== undefined ? 'frozen' : 'closed', ...(freeze !== undefined ? { freeze } : {}), ...(next !== undefined ? { next } : {}), ...(closes !== undefined ? { nextCloses: closes } : {}) };
+  return {
+    state: freeze !== undefined ? 'frozen' : 'closed',
+    ...(freeze !== undefined ? { freeze } : {}),
+    ...(next !== undefined ? { next } : {}),
+    ...(closes !== undefined ? { nextCloses: closes } : {}),
+  };
 }
 
 /** The freeze that holds at `t`, if any. */
@@ -74,7 +79,12 @@ function nextOpenInstant(settings: ChangeWindowSettings, t: number, context: Win
   for (let d = 0; d <= HORIZON_DAYS; d++) {
     const day = addDays(today, d);
     const midnight = instantOf(day.year, day.month, day.day, 0, context.zone);
-    const candidates = [midnight, ...settings.allow.filter((w) => w.days.length === 0 || w.days.includes(weekdayOf(day))).map((w) => instantOf(day.year, day.month, day.day, w.from, context.zone))]
+    const candidates = [
+      midnight,
+      ...settings.allow
+        .filter((w) => w.days.length === 0 || w.days.includes(weekdayOf(day)))
+        .map((w) => instantOf(day.year, day.month, day.day, w.from, context.zone)),
+    ]
       .filter((x) => x > t)
       .sort((a, b) => a - b);
     const found = candidates.find(open);
@@ -86,7 +96,12 @@ function nextOpenInstant(settings: ChangeWindowSettings, t: number, context: Win
 /** When the open stretch that includes `t` ends, by the allowed windows (freezes aside). */
 function windowEndAfter(settings: ChangeWindowSettings, t: number, zone: ServerZone): number | undefined {
   if (settings.allow.length === 0) return undefined;
-  const ends = settings.allow.flatMap((w) => windowInstances(w, t + DAY_MS, zone).concat(windowInstances(w, t, zone)).filter(([s, e]) => s <= t && t < e).map(([, e]) => e));
+  const ends = settings.allow.flatMap((w) =>
+    windowInstances(w, t + DAY_MS, zone)
+      .concat(windowInstances(w, t, zone))
+      .filter(([s, e]) => s <= t && t < e)
+      .map(([, e]) => e),
+  );
   return ends.length > 0 ? Math.max(...ends) : undefined;
 }
 

@@ -125,7 +125,11 @@ function runsOnDay(
 }
 
 /** The schedule's days and date lists allow the day it begins on. */
-function runsOnScheduleDay(schedule: Schedule, day: { year: number; month: number; day: number }, options: Pick<NextRunOptions, 'dateLists' | 'dateListRule'>): boolean {
+function runsOnScheduleDay(
+  schedule: Schedule,
+  day: { year: number; month: number; day: number },
+  options: Pick<NextRunOptions, 'dateLists' | 'dateListRule'>,
+): boolean {
   const days = schedule.Days?.DayOfWeek ?? [];
   const weekday = WEEK_DAYS[(new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay() + 6) % 7]!;
   if (days.length > 0 && !days.includes(weekday)) return false;

@@ -26,7 +26,7 @@ export interface ServerZone {
 
 /** The common Windows zone names (CLDR windowsZones, territory 001), their daylight names too. */
 const WINDOWS_ZONES: Readonly<Record<string, string>> = {
-  'UTC': 'UTC',
+  UTC: 'UTC',
   'Coordinated Universal Time': 'UTC',
   'GMT Standard Time': 'Europe/London',
   'Greenwich Standard Time': 'Atlantic/Reykjavik',
@@ -92,7 +92,7 @@ export function readServerZone(info: unknown): ServerZone {
     biasMinutes: 0,
     label: 'UTC',
     source: 'unknown',
-    note: "the server did not give a usable time zone (/info serverTimezoneInfo): times are taken as UTC",
+    note: 'the server did not give a usable time zone (/info serverTimezoneInfo): times are taken as UTC',
   };
 }
 

@@ -23,7 +23,11 @@ function workdirWith(lines: readonly string[]): string {
 }
 
 /** Weekend nights only, and the year-end freeze (the emulator's zone is UTC). */
-const WINDOWS = ['    changeWindows:', '      allow: [{ days: [Sat, Sun], from: "22:00", to: "04:00" }]', '      freeze: [{ from: 2026-12-28, to: 2027-01-02, reason: year-end }]'];
+const WINDOWS = [
+  '    changeWindows:',
+  '      allow: [{ days: [Sat, Sun], from: "22:00", to: "04:00" }]',
+  '      freeze: [{ from: 2026-12-28, to: 2027-01-02, reason: year-end }]',
+];
 
 describe('plan shows the next runs of the tasks it changes', () => {
   it('flags a task due in 5 minutes (Payroll to bank runs weekdays at 02:00; the plan is made Friday 01:55), and writes nothing', async () => {
@@ -82,7 +86,10 @@ describe('change windows', () => {
 
   it('a freeze refuses inside an allowed window, and names itself', async () => {
     const dir = workdirWith(WINDOWS);
-    const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json', '-q'], { cwd: dir, env: { ...APPLY_ENV, MFTOPS_NOW: '2027-01-02T23:00:00Z' } });
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json', '-q'], {
+      cwd: dir,
+      env: { ...APPLY_ENV, MFTOPS_NOW: '2027-01-02T23:00:00Z' },
+    });
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as { outcome: string; changeWindow: { state: string; text: string } };
     expect(report.outcome).toBe('refused');
@@ -115,7 +122,11 @@ describe("the server's time zone (register A-30)", () => {
   it.each([
     ['windows', 'W. Europe Standard Time', ''],
     ['iana', 'Europe/Berlin', ''],
-    ['bias', 'Mitteleuropäische Zeit', '; the server\'s time zone "Mitteleuropäische Zeit" is not known to mftops: times use its fixed offset UTC+01:00, without daylight saving'],
+    [
+      'bias',
+      'Mitteleuropäische Zeit',
+      '; the server\'s time zone "Mitteleuropäische Zeit" is not known to mftops: times use its fixed offset UTC+01:00, without daylight saving',
+    ],
   ] as const)('automation.timeZone=%s: next runs and windows are in the server zone (%s)', async (form, label, note) => {
     const other = await startSeededEmulator({ variants: { 'automation.timeZone': form } });
     try {

@@ -57,7 +57,12 @@ describe('changeWindows and schedule in mftops.yaml', () => {
     schedule: { dueMargin: soon }
 `),
     ).toEqual([
-      ['MF505', 10, 24, 'environments.prod.changeWindows.allow.0.days.0: must be one of Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, Mon, Tue, Wed, Thu, Fri, Sat, Sun'],
+      [
+        'MF505',
+        10,
+        24,
+        'environments.prod.changeWindows.allow.0.days.0: must be one of Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, Mon, Tue, Wed, Thu, Fri, Sat, Sun',
+      ],
       ['MF505', 10, 41, 'environments.prod.changeWindows.allow.0.from: must be a time written HH:mm (00:00 to 24:00)'],
       ['MF505', 10, 65, 'environments.prod.changeWindows.allow.1: the window opens and closes at the same minute (write 00:00 to 24:00 for a whole day)'],
       ['MF505', 11, 24, 'environments.prod.changeWindows.freeze.0.from: 2026-02-30 is not a date of the calendar'],

@@ -15,7 +15,20 @@ function planWithCalendar(): Plan {
   const plan = loadFixturePlan('every-action.json');
   const ids = new Map(plan.changes.map((c) => [c.address, c.liveId]));
   const liveTasks = new Map<string, unknown>([
-    [ids.get('Task/Payroll to bank')!, { Active: 1, Schedules: { Schedule: [{ Days: { DayOfWeek: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'] }, Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] } }] } }],
+    [
+      ids.get('Task/Payroll to bank')!,
+      {
+        Active: 1,
+        Schedules: {
+          Schedule: [
+            {
+              Days: { DayOfWeek: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'] },
+              Frequency: { Interval: [{ StartTime: '02:00', EndTime: '02:00' }] },
+            },
+          ],
+        },
+      },
+    ],
     [ids.get('Task/Globex outbound')!, { Active: 1, Schedules: { Schedule: [{ Frequency: { Interval: [{ StartTime: '20:00', EndTime: '23:00' }] } }] } }],
   ]);
   const calendar = assemblePlanCalendar({

@@ -7,13 +7,24 @@ import { WEEK_DAYS } from '../../src/vocabulary.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (text: string) => new Date(text);
-const daily = (start: string, end = start, extra: Partial<Schedule> = {}): Schedule => ({ Frequency: { Interval: [{ StartTime: start, EndTime: end }] }, ...extra });
+const daily = (start: string, end = start, extra: Partial<Schedule> = {}): Schedule => ({
+  Frequency: { Interval: [{ StartTime: start, EndTime: end }] },
+  ...extra,
+});
 
 describe('listNextRuns', () => {
   it('runs on the days of the week named, at each interval start, in time order', () => {
     // 2026-11-27 is a Friday.
     const schedules: Schedule[] = [
-      { Days: { DayOfWeek: ['Monday', 'Saturday'] }, Frequency: { Interval: [{ StartTime: '18:00', EndTime: '18:00' }, { StartTime: '02:00', EndTime: '02:00' }] } },
+      {
+        Days: { DayOfWeek: ['Monday', 'Saturday'] },
+        Frequency: {
+          Interval: [
+            { StartTime: '18:00', EndTime: '18:00' },
+            { StartTime: '02:00', EndTime: '02:00' },
+          ],
+        },
+      },
     ];
     const runs = listNextRuns(schedules, { from: at('2026-11-27T12:00:00Z'), count: 5, zone: UTC_ZONE });
     expect(runs.map((r) => iso(r.start))).toEqual([
@@ -79,22 +90,28 @@ describe('listNextRuns', () => {
 
   it('every run starts at or after from, in order, on an allowed day, never the same instant twice', () => {
     const day = fc.constantFrom(...WEEK_DAYS);
-    const time = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+    const time = fc
+      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+      .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
     const schedule = fc.record({
       Days: fc.record({ DayOfWeek: fc.uniqueArray(day, { minLength: 1, maxLength: 7 }) }),
       Frequency: fc.record({ Interval: fc.array(fc.record({ StartTime: time, EndTime: time }), { minLength: 1, maxLength: 3 }) }),
     });
     fc.assert(
-      fc.property(fc.array(schedule, { minLength: 1, maxLength: 3 }), fc.date({ min: at('2020-01-01T00:00:00Z'), max: at('2030-01-01T00:00:00Z'), noInvalidDate: true }), (schedules, from) => {
-        const runs = listNextRuns(schedules, { from, count: 6, zone: UTC_ZONE });
-        expect(runs.length).toBe(6);
-        runs.forEach((r, i) => {
-          expect(r.start).toBeGreaterThanOrEqual(from.getTime());
-          if (i > 0) expect(r.start).toBeGreaterThan(runs[i - 1]!.start);
-          const weekday = WEEK_DAYS[(new Date(r.start).getUTCDay() + 6) % 7]!;
-          expect(schedules[r.schedule]!.Days!.DayOfWeek).toContain(weekday);
-        });
-      }),
+      fc.property(
+        fc.array(schedule, { minLength: 1, maxLength: 3 }),
+        fc.date({ min: at('2020-01-01T00:00:00Z'), max: at('2030-01-01T00:00:00Z'), noInvalidDate: true }),
+        (schedules, from) => {
+          const runs = listNextRuns(schedules, { from, count: 6, zone: UTC_ZONE });
+          expect(runs.length).toBe(6);
+          runs.forEach((r, i) => {
+            expect(r.start).toBeGreaterThanOrEqual(from.getTime());
+            if (i > 0) expect(r.start).toBeGreaterThan(runs[i - 1]!.start);
+            const weekday = WEEK_DAYS[(new Date(r.start).getUTCDay() + 6) % 7]!;
+            expect(schedules[r.schedule]!.Days!.DayOfWeek).toContain(weekday);
+          });
+        },
+      ),
       { numRuns: 200 },
     );
   });
