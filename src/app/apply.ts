@@ -317,7 +317,8 @@ async function windowRefusal(
   const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
   if (checked === undefined) return {};
   if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
-  if (checked.report.overrideReason !== undefined) ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
+  if (checked.report.overrideReason !== undefined)
+    ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
   return { window: checked.report };
 }
 
