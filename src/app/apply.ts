@@ -40,7 +40,7 @@ import { readAndPlan } from './read-and-plan.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { findUnconverged, verifyPayloads } from '../apply/verify.js';
 import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
-import { checkApplyWindow } from './server-calendar.js';
+import { checkApplyWindow, checkOverrideReason } from './server-calendar.js';
 import { readClock } from './clock.js';
 import { openLedgerNoting } from './window-ledger.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
@@ -124,6 +124,7 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
  * write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
+  checkOverrideReason(options.overrideWindow);
   let saved: SavedPlan | undefined;
   let choice: EnvironmentChoice = options;
   if (options.planFile !== undefined) {

@@ -68,6 +68,12 @@ export async function addPlanCalendar(
   return assembled === undefined ? plan : { ...plan, calendar: assembled };
 }
 
+/** `--override-window` with an empty reason is refused before anything is read. */
+export function checkOverrideReason(override: string | undefined): void {
+  if (override !== undefined && override.trim() === '')
+    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
+}
+
 /**
  * The change-window gate of apply, before any write (and before the snapshot): undefined when the
  * environment sets no windows; else the verdict now, and the refusal's one line when apply must
@@ -80,8 +86,7 @@ export async function checkApplyWindow(
   now: Date,
   override: string | undefined,
 ): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string } | undefined> {
-  if (override !== undefined && override.trim() === '')
-    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
+  checkOverrideReason(override);
   const windows = env.changeWindows;
   if (windows === undefined) return undefined;
   const calendar = await readServerCalendar(

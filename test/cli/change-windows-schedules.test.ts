@@ -84,6 +84,19 @@ describe('change windows', () => {
     expect(existsSync(join(dir, '.mftops/snapshots/lab')) ? readdirSync(join(dir, '.mftops/snapshots/lab')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
   });
 
+  it('a saved plan (its calendar in the file) is refused the same when applied outside a window', async () => {
+    const dir = workdirWith(WINDOWS);
+    const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-12-02T10:00:00Z' };
+    const planned = await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env });
+    expect(planned.code).toBe(2);
+    const saved = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { plan: { calendar: { changeWindow: { state: string } } } };
+    expect(saved.plan.calendar.changeWindow.state).toBe('closed');
+    const r = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('the next window opens Sat 2026-12-05 22:00 UTC');
+    expect(writesOf(emulator)).toEqual([]);
+  });
+
   it('a freeze refuses inside an allowed window, and names itself', async () => {
     const dir = workdirWith(WINDOWS);
     const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json', '-q'], {
