@@ -40,6 +40,10 @@ import { readAndPlan } from './read-and-plan.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { findUnconverged, verifyPayloads } from '../apply/verify.js';
 import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
+import { checkApplyWindow, checkOverrideReason } from './server-calendar.js';
+import { readClock } from './clock.js';
+import { openLedgerNoting } from './window-ledger.js';
+import type { ApplyWindowReport } from '../schedule/model.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -73,6 +77,8 @@ export interface ApplyOptions extends EnvironmentChoice {
   readonly signal?: AbortSignal;
   /** Once aborted (a second Ctrl-C): the lock is released, the tokens revoked, then `abandoned` is emitted. */
   readonly abandon?: AbortSignal;
+  /** `--override-window "reason"`: apply outside the environment's change windows, recording why (issue 28). */
+  readonly overrideWindow?: string;
 }
 
 /**
@@ -118,6 +124,7 @@ export function sortApplyArguments(args: readonly string[], ctx: Pick<AppContext
  * write; verification after.
  */
 export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): Promise<ApplyResult> {
+  checkOverrideReason(options.overrideWindow);
   let saved: SavedPlan | undefined;
   let choice: EnvironmentChoice = options;
   if (options.planFile !== undefined) {
@@ -198,6 +205,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
   try {
     let plan = saved?.plan;
+    let window: ApplyWindowReport | undefined;
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
@@ -221,16 +229,24 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       if (policy !== undefined && deniesPlan(policy)) return { status: 'finished', report: policyRefusal(env.name, policy), plan };
       // Nobody is asked about a plan apply would refuse anyway.
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
+      const closed = await windowRefusal(plan, env, clients, options, ctx);
+      if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
       if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
         return { status: 'cancelled', plan };
       }
+      window = closed.window;
+    } else {
+      const closed = await windowRefusal(plan, env, clients, options, ctx);
+      if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
+      window = closed.window;
     }
     const report = await applyThePlan(
       plan,
-      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal },
+      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal, window },
       ctx,
     );
-    return { status: 'finished', report: policy !== undefined ? { ...report, policy } : report, plan };
+    const withPolicy = policy !== undefined ? { ...report, policy } : report;
+    return { status: 'finished', report: window !== undefined ? { ...withPolicy, changeWindow: window } : withPolicy, plan };
   } finally {
     options.abandon?.removeEventListener('abort', onAbandon);
     try {
@@ -282,6 +298,29 @@ interface ApplyRun {
   /** The manifests the plan was just made from (none for a saved plan): reused when their bytes did not change. */
   readonly manifests: ManifestSet | undefined;
   readonly signal: AbortSignal | undefined;
+  /** The change windows as apply found them; an override is noted in the ledger. */
+  readonly window?: ApplyWindowReport | undefined;
+}
+
+/**
+ * The change-window gate (issue 28), for a plan that writes: before anyone is asked, before the
+ * snapshot and any write. `refused` is the report of an apply outside the windows without
+ * `--override-window`.
+ */
+async function windowRefusal(
+  plan: Plan,
+  env: EnvironmentSettings,
+  clients: OpenClients,
+  options: ApplyOptions,
+  ctx: AppContext,
+): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport }> {
+  if (writeChanges(plan).length === 0) return {};
+  const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
+  if (checked === undefined) return {};
+  if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
+  if (checked.report.overrideReason !== undefined)
+    ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
+  return { window: checked.report };
 }
 
 async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
@@ -296,6 +335,7 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     parallelism: r.parallelism,
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
+    ...(r.window?.overrideReason !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;

@@ -15,6 +15,8 @@ import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { writePlanFile } from './plan-file.js';
 import { withDefined } from '../with-defined.js';
+import { addPlanCalendar } from './server-calendar.js';
+import { readClock } from './clock.js';
 
 export interface PlanOptions extends EnvironmentChoice {
   /** Manifest files and folders (relative to `cwd`); default: the environment's. */
@@ -138,7 +140,7 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
   if (result.plan === undefined) return { diagnostics: reportOf(manifests, result.diagnostics) };
   const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
   return {
-    plan: result.plan,
+    plan: await addPlanCalendar(result.plan, result.live, { reader: input.readers.automation, env: input.env, now: (ctx.now ?? readClock(ctx.env))() }),
     diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics),
   };
 }

@@ -41,7 +41,15 @@ export type LedgerEntry =
       readonly unknownOutcomes?: number;
       readonly confirmedByReread?: number;
     }
-  | { readonly event: 'end'; readonly ok: number; readonly failed: number; readonly skipped: number; readonly interrupted: boolean };
+  | { readonly event: 'end'; readonly ok: number; readonly failed: number; readonly skipped: number; readonly interrupted: boolean }
+  | {
+      /** The apply ran outside the environment's change windows by `--override-window` (issue 28): why it could not wait. */
+      readonly event: 'window-override';
+      readonly state: 'closed' | 'frozen';
+      readonly reason: string;
+      /** Why the windows were closed, and when the next one opens. */
+      readonly window: string;
+    };
 
 export interface LedgerWriter {
   /** The file's path. */

@@ -1,5 +1,6 @@
 import type { ChangeIds, StaleHow } from '../kinds/kind-io.js';
 import type { Action, Change, NameKind, PolicyReport, ResourceKind } from '../plan/model.js';
+import type { ApplyWindowReport } from '../schedule/model.js';
 
 /**
  * What `mftops apply` did, as data: the executor and the orchestration produce it, the renderers
@@ -192,6 +193,8 @@ export interface ApplyReport {
    * when no policy was loaded.
    */
   readonly policy?: PolicyReport;
+  /** The change windows as apply found them (issue 28); absent when the environment sets none. */
+  readonly changeWindow?: ApplyWindowReport;
   readonly stats: ApplyStats;
 }
 

@@ -169,6 +169,7 @@ export function buildProgram(io: CommandIo): Command {
     )
     .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .option('--rotate-passwords', "send each existing User its manifest's password again, as plan --rotate-passwords; not with a plan file", false)
+    .option('--override-window <reason>', "apply outside the environment's change windows; the reason is recorded in the ledger and the report")
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));

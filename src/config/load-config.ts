@@ -25,6 +25,8 @@ import type {
 } from './model.js';
 
 import { checkServiceUrl } from './service-url.js';
+import { buildCalendarSettings, checkCalendarValues } from './calendar-settings.js';
+import type { RawCalendarSettings } from './calendar-settings.js';
 export { checkServiceUrl } from './service-url.js';
 
 export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
@@ -114,6 +116,7 @@ function checkValues(data: unknown, sourceMap: SourceMap, rejected: readonly (re
         createDiagnostic('error', 'MF505', sourceMap.locate(path), `environments.${name}.drift.ignore.${i}.until: ${rule.until} is not a date of the calendar`),
       );
     });
+    problems.push(...checkCalendarValues(name, env, sourceMap, rejected));
   }
   return problems;
 }
@@ -132,7 +135,7 @@ interface RawService {
   password: string;
   caFile?: string;
 }
-interface RawEnvironment {
+interface RawEnvironment extends RawCalendarSettings {
   automation?: RawService & { transferHosts?: string[] };
   transfer?: RawService;
   manifests?: string[];
@@ -213,6 +216,7 @@ function buildConfig(raw: RawConfig, file: string, cwd: string, sourceMap: Sourc
             },
           }
         : {}),
+      ...buildCalendarSettings(name, env, sourceMap, shown),
     });
   }
   const snapDir = raw.snapshots?.dir ?? '.mftops/snapshots';
@@ -326,6 +330,7 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
         return problem('MF506', 'must be a ${env:NAME} or ${file:PATH} reference; passwords are never written in the configuration file');
       }
       if (/\.until$/.test(where)) return problem('MF505', 'must be a date written YYYY-MM-DD');
+      if (path[2] === 'changeWindows' || path[2] === 'schedule') return problem('MF505', calendarPatternText(String(p['pattern'])));
       if (path[path.length - 1] === 'vars' && e.propertyName !== undefined) {
         return createDiagnostic(
           'error',
@@ -355,4 +360,11 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
     default:
       return problem('MF505', e.message ?? 'is invalid');
   }
+}
+
+/** What a `changeWindows`/`schedule` value that does not match its pattern must be. */
+function calendarPatternText(pattern: string): string {
+  if (pattern.includes('[mh]')) return 'must be minutes, or a duration such as 15m or 2h';
+  if (pattern.includes('24:00')) return 'must be a time written HH:mm (00:00 to 24:00)';
+  return 'must be a date written YYYY-MM-DD';
 }

@@ -1,6 +1,7 @@
 import type { SourceMap, VarValue } from '../manifest/types.js';
 export type { VarValue } from '../manifest/types.js';
 import type { Secret, SecretRef } from '../secret.js';
+import type { ChangeWindowSettings, ScheduleSettings } from '../schedule/model.js';
 
 export type { ServiceName } from '../vocabulary.js';
 import type { ManifestKind, ServiceName } from '../vocabulary.js';
@@ -61,6 +62,10 @@ export interface EnvironmentSettings {
   readonly drift?: DriftSettings;
   /** `privilegedAccounts:`, with its defaults filled in (`DEFAULT_PRIVILEGED_ACCOUNTS` when the environment has none). */
   readonly privilegedAccounts?: PrivilegedAccountSettings;
+  /** `changeWindows:` (issue 28): when apply may write; absent: any time. */
+  readonly changeWindows?: ChangeWindowSettings;
+  /** `schedule:` (issue 28): how plan judges the next runs of the tasks it changes. */
+  readonly schedule?: ScheduleSettings;
 }
 
 /**

@@ -646,8 +646,26 @@ function info(c: Ctx): ApiResponse {
     isAdmin: c.caller.IsAdmin,
     username: c.caller.Username,
     license: {},
-    serverTimezoneInfo: { timeZoneName: 'UTC', timeZoneBias: '0', daylightBias: '0' },
+    serverTimezoneInfo: serverTimezoneInfo(c.v['automation.timeZone']),
   });
+}
+
+/** `/info`'s zone in the form of `automation.timeZone` (A-30); the three named zones are the same (UTC+1, DST in summer). */
+function serverTimezoneInfo(form: Variants['automation.timeZone']): JsonObject {
+  switch (form) {
+    case 'utc':
+      return { timeZoneName: 'UTC', timeZoneBias: '0', daylightBias: '0' };
+    case 'windows':
+      return { timeZoneName: 'W. Europe Standard Time', timeZoneBias: '-60', daylightBias: '-60' };
+    case 'iana':
+      return { timeZoneName: 'Europe/Berlin', timeZoneBias: '-60', daylightBias: '-60' };
+    case 'bias':
+      return { timeZoneName: 'Mitteleuropäische Zeit', timeZoneBias: '-60', daylightBias: '-60' };
+    default: {
+      const never: never = form;
+      throw new Error(`unknown timeZone form ${String(never)}`);
+    }
+  }
 }
 
 function getConfig(c: Ctx): ApiResponse {

@@ -127,6 +127,13 @@ export const VARIANT_SWITCHES = {
     description:
       "GET /usergroups and /usergroups/{name} give a group's members as Members: [username…], as Users: [{Username}…] (one member: the object alone, not a list), or not at all; divergent: objects (another field, objects, and a list that is not always a list)",
   },
+  'automation.timeZone': {
+    register: 'A-30',
+    values: ['utc', 'windows', 'iana', 'bias'],
+    divergent: 'bias',
+    description:
+      "GET /info's serverTimezoneInfo names UTC, a Windows zone (W. Europe Standard Time), an IANA zone (Europe/Berlin), or a zone no table knows with its bias (-60); divergent: bias (only the fixed offset is usable)",
+  },
   'automation.envelope': {
     register: 'B-1, A-22',
     values: ['paging', 'bare'],

@@ -1,6 +1,7 @@
 import type { PrunableKind, ServiceName } from '../config/model.js';
 import type { PolicySeverity, VarValue } from '../manifest/types.js';
 import type { Action, Change, Principal, SourceRef } from '../resources/model.js';
+import type { PlanCalendar } from '../schedule/plan-calendar.js';
 export type { ResourceKind } from '../kinds/kind.js';
 export { formatAddress, parseAddress } from '../kinds/address.js';
 import { isPathNamed } from '../kinds/address.js';
@@ -99,6 +100,8 @@ export interface Plan {
    * with a `deny` violation is never saved, so a plan file holds `warn` violations only.
    */
   readonly policy?: PolicyReport;
+  /** Next runs of the tasks it writes, and the change windows now (issue 28, src/schedule/plan-calendar.ts). */
+  readonly calendar?: PlanCalendar;
 }
 
 /**

@@ -5,6 +5,7 @@ import { summarize, type Plan } from '../plan/model.js';
 import { renderJsonOutput } from './json-output.js';
 import { policyAnnotations, policyText } from './policy.js';
 import { escapeControl } from './text.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The end of `mftops apply` (pure): what was applied, failed and skipped per kind, where the
@@ -185,6 +186,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
     ...(report.verification ? { verification: report.verification } : {}),
     ...(report.policy ? { policy: report.policy } : {}),
+    ...withDefined({ changeWindow: report.changeWindow }),
     stats: report.stats,
   });
 }

@@ -25,6 +25,7 @@ import { pruneOffSentence } from './plan-common.js';
 import { accessCountPhrase, describeAccessChange, membershipScopeSentence } from './access.js';
 import { envelopeOf, type JsonEnvelope } from './json-output.js';
 import { withDefined } from '../with-defined.js';
+import type { PlanCalendar } from '../schedule/plan-calendar.js';
 
 /**
  * The `--format json` view of a plan: a public shape for scripts, versioned on its own
@@ -67,6 +68,8 @@ export interface PlanJsonView extends JsonEnvelope<'mftops.plan'> {
   readonly transferChecks?: TransferStepChecksJsonView;
   /** The policy checks, as in the plan; absent when no policy was loaded. */
   readonly policy?: PolicyReport;
+  /** The servers' clocks, as in the plan; absent when the plan has none. */
+  readonly calendar?: PlanCalendar;
 }
 
 /** The effective access changes of the plan (see `AccessReport`), with their sentences. */
@@ -221,6 +224,7 @@ export function planJsonView(plan: Plan): PlanJsonView {
     ...(plan.access !== undefined ? { access: accessJsonView(plan.access) } : {}),
     ...(plan.transferChecks !== undefined ? { transferChecks: transferChecksView(plan.transferChecks) } : {}),
     ...(plan.policy !== undefined ? { policy: plan.policy } : {}),
+    ...withDefined({ calendar: plan.calendar }),
   };
 }
 

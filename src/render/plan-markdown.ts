@@ -23,6 +23,7 @@ import { escapeMd } from './text.js';
 import { accessAlertCount, accessAlertItems, accessCountPhrase, accessGroupItems, accessPrincipalCount, unknownMembersMarkdown } from './access.js';
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { policyMarkdown } from './policy.js';
+import { calendarMarkdownBlocks } from './plan-calendar.js';
 export { escapeMd } from './text.js';
 
 export interface PlanMarkdownOptions {
@@ -95,6 +96,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
   // The policy verdict is never cut: it is short (MAX_POLICY_LINES groups) and decides the plan.
   const head = [renderTitle(plan), planLine(plan, summary)];
   const policy = policyMarkdown(plan.policy);
+  const calendarBlocks = calendarMarkdownBlocks(plan.calendar);
   const footer = renderFooter(plan);
 
   const destructive = changed.filter((c) => c.action === 'delete' || c.action === 'replace');
@@ -150,6 +152,7 @@ export function renderPlanMarkdown(plan: Plan, options: PlanMarkdownOptions = {}
     ...warningCallout(layout.warningShown),
     ...cautionCallout(layout.cautionShown),
     ...policy,
+    ...calendarBlocks,
     ...accessSection(layout.accessShown),
     ...checkBlock(layout.checkShown),
     ...named(layout.named),

@@ -25,6 +25,7 @@ import type { FieldView } from './plan-common.js';
 import { describeReason } from '../resources/reasons.js';
 import { accessCountPhrase, renderAccessText } from './access.js';
 import { policyText } from './policy.js';
+import { calendarTextLines, changeWindowSentence } from './plan-calendar.js';
 
 export interface PlanTextOptions {
   /** ANSI colour; the caller decides (TTY, NO_COLOR, --no-color). */
@@ -46,6 +47,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
   if (plan.targets !== undefined && plan.targets.length > 0) lines.push(`Limited to --target ${plan.targets.map(quote).join(', ')}.`);
   if (plan.pruneOff !== undefined) lines.push(pruneOffSentence(plan.pruneOff));
   lines.push(...verdictText(plan, listed, paint));
+  lines.push(...windowText(plan));
   lines.push(...policyText(plan.policy));
   if (listed.length === 0) {
     lines.push('', NO_CHANGES, ...transferChecksText(plan.transferChecks));
@@ -59,8 +61,15 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions): string {
     '',
     paint.bold(`${planSentence(summary)}${plan.access === undefined ? '' : ` ${accessCountPhrase(plan.access)}.`}`),
     ...transferChecksText(plan.transferChecks),
+    ...calendarTextLines(plan.calendar),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether apply would be refused now by the change windows (issue 28); nothing when none are set. */
+function windowText(plan: Plan): string[] {
+  const sentence = changeWindowSentence(plan.calendar);
+  return sentence === undefined ? [] : ['', sentence];
 }
 
 /**

@@ -27,6 +27,8 @@ export interface ApplyCommandOptions {
   readonly prune?: boolean;
   /** `--rotate-passwords` (refused with a plan file). */
   readonly rotatePasswords?: boolean;
+  /** `--override-window "reason"`: apply outside the change windows. */
+  readonly overrideWindow?: string;
   readonly autoApprove: boolean;
   readonly allowDelete: boolean;
   readonly allowReplace: boolean;
@@ -115,6 +117,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         ...(opts.target !== undefined && opts.target.length > 0 ? { targets: opts.target } : {}),
         ...withDefined({ prune: opts.prune }),
         ...(opts.rotatePasswords === true ? { rotatePasswords: true } : {}),
+        ...withDefined({ overrideWindow: opts.overrideWindow }),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
         ...(planFile === undefined && !opts.autoApprove

@@ -1,0 +1,107 @@
+import type { EnvironmentSettings } from '../config/model.js';
+import { ConfigError } from '../errors.js';
+import type { LiveState } from '../live/model.js';
+import type { AutomationReader } from '../live/read-live-state.js';
+import type { Plan } from '../plan/model.js';
+import { describeWindowVerdict, judgeChangeWindow } from '../schedule/change-window.js';
+import { DEFAULT_DUE_MARGIN_MINUTES } from '../schedule/model.js';
+import type { ApplyWindowReport } from '../schedule/model.js';
+import { assemblePlanCalendar, describeMissingDateLists, indexDateLists, liveSchedules } from '../schedule/plan-calendar.js';
+import { readServerZone, UTC_ZONE } from '../schedule/server-zone.js';
+import type { ServerZone } from '../schedule/server-zone.js';
+
+/** The automation server's calendar: its zone and its date lists (read-only). */
+interface ServerCalendar {
+  readonly zone: ServerZone;
+  readonly dateLists: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly namesById: ReadonlyMap<string, string>;
+}
+
+/**
+ * Read the zone (`/info`) and, when `needDateLists`, the date lists; what the plan's live read
+ * already holds is not read again. No automation service: UTC and no date lists.
+ */
+async function readServerCalendar(reader: AutomationReader | undefined, live: LiveState | undefined, needDateLists: boolean): Promise<ServerCalendar> {
+  if (reader === undefined) return { zone: UTC_ZONE, dateLists: new Map(), namesById: new Map() };
+  const info = live?.automation?.info ?? (await reader.info());
+  const known = live?.automation?.dateLists?.items;
+  const lists = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const index = indexDateLists(lists);
+  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById };
+}
+
+/** The freeze date lists of `changeWindows` that the server does not have. */
+function missingFreezeLists(env: EnvironmentSettings, calendar: ServerCalendar): string[] {
+  return (env.changeWindows?.freeze ?? []).flatMap((f) => ('dateList' in f && !calendar.dateLists.has(f.dateList.toLowerCase()) ? [f.dateList] : []));
+}
+
+/**
+ * The plan with its calendar (`Plan.calendar`): the next runs of the tasks it updates, replaces
+ * or deletes, and the change windows at `now`. Reads nothing when the plan changes no task and
+ * the environment sets no windows.
+ */
+export async function addPlanCalendar(
+  plan: Plan,
+  live: LiveState | undefined,
+  input: { readonly reader: AutomationReader | undefined; readonly env: EnvironmentSettings; readonly now: Date },
+): Promise<Plan> {
+  const liveTasks = live?.automation?.tasks?.byId ?? new Map<string, unknown>();
+  const written = plan.changes.filter(
+    (c) => c.kind === 'Task' && (c.action === 'update' || c.action === 'replace' || c.action === 'delete') && c.liveId !== undefined,
+  );
+  const windows = input.env.changeWindows;
+  if (written.length === 0 && windows === undefined) return plan;
+  const needDateLists =
+    (windows?.freeze ?? []).some((f) => 'dateList' in f) ||
+    written.some((c) => liveSchedules(liveTasks.get(c.liveId!), new Map()).some((s) => (s.DateListRef ?? []).length > 0));
+  const calendar = await readServerCalendar(input.reader, live, needDateLists);
+  const assembled = assemblePlanCalendar({
+    changes: written,
+    liveTasks,
+    dateListNames: calendar.namesById,
+    dateLists: calendar.dateLists,
+    zone: calendar.zone,
+    now: input.now,
+    dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
+    ...(windows !== undefined ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar) } : {}),
+  });
+  return assembled === undefined ? plan : { ...plan, calendar: assembled };
+}
+
+/** `--override-window` with an empty reason is refused before anything is read. */
+export function checkOverrideReason(override: string | undefined): void {
+  if (override !== undefined && override.trim() === '')
+    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
+}
+
+/**
+ * The change-window gate of apply, before any write (and before the snapshot): undefined when the
+ * environment sets no windows; else the verdict now, and the refusal's one line when apply must
+ * stop. `--override-window "reason"` turns a refusal into a recorded override; an empty reason
+ * is refused.
+ */
+export async function checkApplyWindow(
+  env: EnvironmentSettings,
+  reader: AutomationReader | undefined,
+  now: Date,
+  override: string | undefined,
+): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string } | undefined> {
+  checkOverrideReason(override);
+  const windows = env.changeWindows;
+  if (windows === undefined) return undefined;
+  const calendar = await readServerCalendar(
+    reader,
+    undefined,
+    windows.freeze.some((f) => 'dateList' in f),
+  );
+  const missing = missingFreezeLists(env, calendar);
+  const verdict = missing.length > 0 ? undefined : judgeChangeWindow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
+  const state = verdict?.state ?? 'frozen';
+  if (state === 'open') return { report: { state } };
+  const text = verdict !== undefined ? describeWindowVerdict(verdict, now, calendar.zone) : describeMissingDateLists(missing);
+  if (override !== undefined) return { report: { state, text, overrideReason: override.trim() } };
+  return {
+    report: { state, text },
+    refusal: `${text}; to apply now anyway: --override-window "reason"`,
+  };
+}

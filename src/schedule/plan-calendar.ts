@@ -1,0 +1,163 @@
+import type { Schedule } from '../kinds/task/model.js';
+import { isRecord } from '../is-record.js';
+import type { Change } from '../resources/model.js';
+import { canonicalDayName } from '../vocabulary.js';
+import type { DayOfWeek } from '../vocabulary.js';
+import { describeWindowVerdict, judgeChangeWindow } from './change-window.js';
+import type { ChangeWindowSettings } from './model.js';
+import { findDueRun, listNextRuns } from './next-runs.js';
+import type { ServerZone } from './server-zone.js';
+
+/**
+ * What the plan says about the servers' clocks (issue 28): the next runs of the tasks it changes
+ * or deletes, and whether apply would be refused now by the change windows. Plain data in the
+ * plan, the plan file (optional: older files load) and the JSON view. Absent when the plan
+ * changes no scheduled task and the environment has no `changeWindows`.
+ */
+export interface PlanCalendar {
+  /** The instant the calendar was judged at (the plan's clock, `MFTOPS_NOW` in tests), ISO. */
+  readonly at: string;
+  /** The automation server's zone (`label` as it named it), which times are shown in. */
+  readonly zone: ServerZone;
+  /** Runs starting within this many minutes of the plan's time are `due`. */
+  readonly dueMarginMinutes: number;
+  /** One per updated, replaced or deleted task whose live schedules run, in plan order. */
+  readonly tasks: readonly TaskRuns[];
+  /** The change windows at the plan's time; absent when the environment sets none. */
+  readonly changeWindow?: PlanWindowCheck;
+}
+
+/**
+ * The next runs of a task the plan writes. They come from the live schedules, for an update too:
+ * that is what runs if the apply comes late, and what a run that starts during the apply uses.
+ */
+export interface TaskRuns {
+  readonly address: string;
+  readonly action: 'update' | 'replace' | 'delete';
+  /** ISO instants (UTC) of the next starts, at most 3. */
+  readonly nextRuns: readonly string[];
+  /** A run open at the plan's time (`open`), or starting within the margin: changing the task now may hit it. */
+  readonly due?: { readonly start: string; readonly open: boolean };
+}
+
+/** Would `apply` be refused now. */
+export interface PlanWindowCheck {
+  readonly state: 'open' | 'closed' | 'frozen';
+  /** When not open: the refusal's sentence (why, and the next window in the server's zone and UTC). */
+  readonly text?: string;
+  /** ISO instant of the next open window, when not open. */
+  readonly next?: string;
+}
+
+export interface PlanCalendarInput {
+  readonly changes: readonly Change[];
+  /** Live tasks by server id: the schedules as the server holds them (canonical wire form). */
+  readonly liveTasks: ReadonlyMap<string, unknown>;
+  /** Date list names by id, for a live `DateListRef` `{DateListID}`. */
+  readonly dateListNames: ReadonlyMap<string, string>;
+  /** Date lists by lower-case name: their dates. */
+  readonly dateLists: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly zone: ServerZone;
+  readonly now: Date;
+  readonly dueMarginMinutes: number;
+  readonly changeWindows?: ChangeWindowSettings;
+  /** Freeze date lists named in `changeWindows` that the server does not have. */
+  readonly missingDateLists?: readonly string[];
+}
+
+/** The calendar of a plan; undefined when there is nothing to say. */
+export function assemblePlanCalendar(input: PlanCalendarInput): PlanCalendar | undefined {
+  const tasks: TaskRuns[] = [];
+  for (const change of input.changes) {
+    if (change.kind !== 'Task' || change.liveId === undefined) continue;
+    const action = change.action;
+    if (action !== 'update' && action !== 'replace' && action !== 'delete') continue;
+    const schedules = liveSchedules(input.liveTasks.get(change.liveId), input.dateListNames);
+    if (schedules.length === 0) continue;
+    const options = { zone: input.zone, dateLists: input.dateLists };
+    const nextRuns = listNextRuns(schedules, { ...options, from: input.now, count: 3 }).map((r) => new Date(r.start).toISOString());
+    const due = findDueRun(schedules, { ...options, now: input.now, marginMinutes: input.dueMarginMinutes });
+    tasks.push({
+      address: change.address,
+      action,
+      nextRuns,
+      ...(due !== undefined ? { due: { start: new Date(due.start).toISOString(), open: due.start < input.now.getTime() } } : {}),
+    });
+  }
+  const changeWindow = input.changeWindows !== undefined ? checkWindow(input) : undefined;
+  if (tasks.length === 0 && changeWindow === undefined) return undefined;
+  return {
+    at: input.now.toISOString(),
+    zone: input.zone,
+    dueMarginMinutes: input.dueMarginMinutes,
+    tasks,
+    ...(changeWindow !== undefined ? { changeWindow } : {}),
+  };
+}
+
+function checkWindow(input: PlanCalendarInput): PlanWindowCheck {
+  const missing = input.missingDateLists ?? [];
+  if (missing.length > 0) {
+    return { state: 'frozen', text: describeMissingDateLists(missing) };
+  }
+  const verdict = judgeChangeWindow(input.changeWindows!, input.now, { zone: input.zone, dateLists: input.dateLists });
+  if (verdict.state === 'open') return { state: 'open' };
+  return {
+    state: verdict.state,
+    text: describeWindowVerdict(verdict, input.now, input.zone),
+    ...(verdict.next !== undefined ? { next: new Date(verdict.next).toISOString() } : {}),
+  };
+}
+
+/** A freeze by a date list the server does not have is not guessed open. */
+export function describeMissingDateLists(names: readonly string[]): string {
+  return `changeWindows.freeze names the date ${names.length === 1 ? 'list' : 'lists'} ${names.map((n) => JSON.stringify(n)).join(', ')}, which the automation server does not have: the freeze cannot be checked`;
+}
+
+/** A live task's schedules in the manifest model (day names, date lists by name); none when it is inactive. */
+export function liveSchedules(task: unknown, dateListNames: ReadonlyMap<string, string>): Schedule[] {
+  if (!isRecord(task) || task.Active === 0 || task.Active === false || task.Active === '0') return [];
+  const list = isRecord(task.Schedules) ? task.Schedules.Schedule : undefined;
+  const items = Array.isArray(list) ? list : isRecord(list) ? [list] : [];
+  return items.filter(isRecord).map((s): Schedule => {
+    const freq = isRecord(s.Frequency) ? s.Frequency.Interval : undefined;
+    const intervals = (Array.isArray(freq) ? freq : isRecord(freq) ? [freq] : []).filter(isRecord).map((i) => ({
+      StartTime: typeof i.StartTime === 'string' ? i.StartTime : '',
+      EndTime: typeof i.EndTime === 'string' ? i.EndTime : '',
+    }));
+    const dayList = isRecord(s.Days) ? s.Days.DayOfWeek : undefined;
+    const days = (Array.isArray(dayList) ? dayList : typeof dayList === 'string' ? [dayList] : [])
+      .map((d) => (typeof d === 'string' ? canonicalDayName(d) : undefined))
+      .filter((d): d is DayOfWeek => d !== undefined);
+    const refs = Array.isArray(s.DateListRef) ? s.DateListRef : s.DateListRef !== undefined ? [s.DateListRef] : [];
+    const lists = refs.map((r) => {
+      const id = isRecord(r) ? String(r.DateListID ?? r.ID ?? '') : String(r);
+      return dateListNames.get(id) ?? id;
+    });
+    const multi = Number(s.Multi);
+    return {
+      ...(days.length > 0 ? { Days: { DayOfWeek: days } } : {}),
+      ...(lists.length > 0 ? { DateListRef: lists } : {}),
+      Frequency: { Interval: intervals },
+      ...(multi === 1 || multi === 2 ? { Multi: multi } : {}),
+    };
+  });
+}
+
+/** Date lists as the server answers them (`Entries` of `{Date: yyyy-mm-dd}` and `{C}`), by lower-case name. */
+export function indexDateLists(lists: readonly unknown[]): { byName: Map<string, Set<string>>; namesById: Map<string, string> } {
+  const byName = new Map<string, Set<string>>();
+  const namesById = new Map<string, string>();
+  for (const list of lists) {
+    if (!isRecord(list) || typeof list.Name !== 'string') continue;
+    if (list.ID !== undefined) namesById.set(String(list.ID), list.Name);
+    const entries = Array.isArray(list.Entries) ? list.Entries : isRecord(list.Entries) ? [list.Entries] : [];
+    const dates = new Set<string>();
+    for (const e of entries) {
+      const text = isRecord(e) && typeof e.Date === 'string' ? e.Date.trim().slice(0, 10) : undefined;
+      if (text !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(text)) dates.add(text);
+    }
+    byName.set(list.Name.toLowerCase(), dates);
+  }
+  return { byName, namesById };
+}
