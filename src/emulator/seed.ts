@@ -34,6 +34,8 @@ import { AUTH_METHODS, EMAIL_FORMATS, RECEIVES_NOTIFICATION, USER_STATUSES } fro
 import { folderDetailDefaults } from './transfer-context.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
 import { resolveVariants } from './variants.js';
+import { addRun } from './task-runs.js';
+import { withDefined } from '../with-defined.js';
 
 /** A login of the automation service in a seed. */
 export interface AutomationUserSeed {
@@ -63,6 +65,12 @@ export interface AutomationSeed {
   /** Task bodies as POST /tasks takes them; a parameter `{value, Secret: 1}` is secret; `TT: "COS"` allowed. */
   tasks?: JsonObject[];
   schedulerEnabled?: boolean;
+  /**
+   * Runs going on when the emulator starts, by task name: `scheduled` (default false) makes it the
+   * scheduler's (`Scheduled: 1`); it lasts `seconds` of the emulator clock, else the `runSeconds`
+   * option, else until stopped.
+   */
+  runningTasks?: { task: string; scheduled?: boolean; seconds?: number }[];
 }
 
 /** A folder ACL entry in a seed: the principal by `name` (or `id`); missing permissions are false. */
@@ -504,12 +512,30 @@ function newFolder(id: number, parentId: number, name: string, path: string, fol
 }
 
 /** A fresh state from a seed (or the empty state with the admin users); a bad seed is a ConfigError. */
-export function createState(seed: EmulatorSeed | undefined, profile: Profile, variants: Variants = resolveVariants(profile)): EmulatorState {
-  return {
+export function createState(
+  seed: EmulatorSeed | undefined,
+  profile: Profile,
+  variants: Variants = resolveVariants(profile),
+  runSeconds?: number,
+): EmulatorState {
+  const state: EmulatorState = {
     profile,
     variants,
     clockOffsetMs: 0,
+    ...withDefined({ runMs: runSeconds !== undefined ? runSeconds * 1000 : undefined }),
     automation: buildAutomation(seed?.automation, variants),
     transfer: buildTransfer(seed?.transfer),
   };
+  seedRuns(state, seed?.automation?.runningTasks);
+  return state;
+}
+
+/** The seed's `runningTasks`, started when the emulator starts; a task no seed task is named is a ConfigError. */
+function seedRuns(state: EmulatorState, runs: AutomationSeed['runningTasks']): void {
+  for (const [i, r] of (runs ?? []).entries()) {
+    const task = state.automation.tasks.find((t) => typeof r?.task === 'string' && String(t.Name).toLowerCase() === r.task.toLowerCase());
+    if (task === undefined) fail(`automation.runningTasks[${i}]: no seeded task is named ${JSON.stringify(r?.task)}`);
+    if (r.seconds !== undefined && !(typeof r.seconds === 'number' && r.seconds > 0)) fail(`automation.runningTasks[${i}]: seconds must be a positive number`);
+    addRun(state, task, withDefined({ scheduled: r.scheduled === true, seconds: r.seconds }));
+  }
 }

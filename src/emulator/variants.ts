@@ -114,6 +114,12 @@ export const VARIANT_SWITCHES = {
     divergent: 'status',
     description: 'GET /tasks/scheduler answers {enabled}, {Enabled}, or {status: "running"|"stopped"}; divergent: status (no boolean at all)',
   },
+  'automation.running': {
+    register: 'A-30',
+    values: ['reference', 'camel'],
+    description:
+      'GET /tasks/running items are {TaskID, TaskName, NominalStart, TimeStarted, Status, Scheduled: 0|1}, or camelCase {taskId, taskName, nominalStart, timeStarted, status, scheduled: boolean}',
+  },
   'automation.taskAnswer': {
     register: 'A-20',
     values: ['task', 'id', 'empty'],

@@ -8,6 +8,8 @@ import type { PagingPlan } from '../paging.js';
 import type { QueryParams } from '../transport.js';
 import { readAcl, readNamedObject, readSchedulerStatus, readTask, readUserGroupMembers, unwrapHost, writeAclPermissions, writeTask } from './normalize.js';
 import type { AutomationWireForms } from './normalize.js';
+import { readRunningTask } from './running-tasks.js';
+import type { RunningTask } from './running-tasks.js';
 import type {
   AboutInfo,
   AclFilter,
@@ -51,6 +53,7 @@ export const AUTOMATION_READ_METHODS = [
   'listResourceGroupAcls',
   'getResourceGroupAcl',
   'getSchedulerStatus',
+  'listRunningTasks',
   'exportConfig',
   'auditReport',
 ] as const;
@@ -98,6 +101,8 @@ export interface AutomationClient {
   deleteResourceGroupAcl(id: string): Promise<void>;
 
   getSchedulerStatus(): Promise<boolean>;
+  /** GET /tasks/running: the runs going on now (those the server lists as over left out). */
+  listRunningTasks(): Promise<RunningTask[]>;
   startScheduler(): Promise<void>;
   stopScheduler(): Promise<void>;
 
@@ -268,6 +273,14 @@ class HttpAutomationClient implements AutomationClient {
   async getSchedulerStatus(): Promise<boolean> {
     const status = readSchedulerStatus(await this.#c.json('GET', '/tasks/scheduler'));
     return status ?? this.#unexpected('GET', '/tasks/scheduler', 'unrecognised scheduler status');
+  }
+
+  async listRunningTasks(): Promise<RunningTask[]> {
+    const items = await this.#c.list('/tasks/running', LIST);
+    return items.flatMap((item) => {
+      const read = readRunningTask(item) ?? this.#unexpected('GET', '/tasks/running', 'a running-task item names no task (no TaskID or TaskName)');
+      return read.ended ? [] : [read.task];
+    });
   }
 
   async startScheduler(): Promise<void> {
