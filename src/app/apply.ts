@@ -40,6 +40,11 @@ import { readAndPlan } from './read-and-plan.js';
 import { manifestDigest } from '../plan/manifest-digest.js';
 import { findUnconverged, verifyPayloads } from '../apply/verify.js';
 import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
+import type { RunningTasksMode } from '../apply/running-tasks.js';
+import { withDefined } from '../with-defined.js';
+import { clockOptions, SCHEDULER_RESUME_TIMEOUT_MS } from './apply-clock.js';
+import type { ApplyClockOptions } from './apply-clock.js';
+import { resumeHeldSchedulers } from './scheduler-pause.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -73,6 +78,12 @@ export interface ApplyOptions extends EnvironmentChoice {
   readonly signal?: AbortSignal;
   /** Once aborted (a second Ctrl-C): the lock is released, the tokens revoked, then `abandoned` is emitted. */
   readonly abandon?: AbortSignal;
+  /** Before writing a task that is running (`RunningTasksMode`); default `wait`. */
+  readonly runningTasks?: RunningTasksMode;
+  /** `wait`'s deadline per change (ms); default `DEFAULT_RUNNING_WAIT_MS`. */
+  readonly runningWaitMs?: number;
+  /** Stop the automation scheduler for the writes and start it again after (`SchedulerPause`). */
+  readonly pauseScheduler?: boolean;
 }
 
 /**
@@ -193,7 +204,10 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   }
   const onAbandon = (): void => {
     lock.release();
-    void clients.close().finally(() => ctx.emit({ kind: 'abandoned' }));
+    // A paused scheduler is started again before the tokens go (bounded).
+    void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS)
+      .then(() => clients.close())
+      .finally(() => ctx.emit({ kind: 'abandoned' }));
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
   try {
@@ -227,7 +241,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     }
     const report = await applyThePlan(
       plan,
-      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal },
+      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal, clock: clockOptions(options, services, env, config, clients, ctx) },
       ctx,
     );
     return { status: 'finished', report: policy !== undefined ? { ...report, policy } : report, plan };
@@ -282,9 +296,22 @@ interface ApplyRun {
   /** The manifests the plan was just made from (none for a saved plan): reused when their bytes did not change. */
   readonly manifests: ManifestSet | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Running tasks and the scheduler pause (issue 28): see `clockOptions`. */
+  readonly clock: ApplyClockOptions;
 }
 
 async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
+  const pause = r.clock.pause;
+  try {
+    const report = await applyThePlanNow(plan, r, ctx);
+    const scheduler = await pause?.resume();
+    return scheduler === undefined ? report : { ...report, scheduler };
+  } finally {
+    await pause?.resume();
+  }
+}
+
+async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
   const writes = writeChanges(plan).length;
   const automationService = r.services.find((s) => s.name === 'automation');
   const transferService = r.services.find((s) => s.name === 'transfer');
@@ -319,6 +346,8 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     verify: (applied) => verifyApplied(plan, applied, r, ctx),
     onPhase: (phase) => ctx.emit({ kind: 'apply-phase', phase, writes, parallelism: r.parallelism }),
     onResult: (result) => ctx.emit({ kind: 'change-result', result }),
+    ...withDefined({ gate: r.clock.gate }),
+    ...(r.clock.pause !== undefined ? { beforeWrites: (snapshot: { readonly id: string }) => r.clock.pause!.pause(snapshot.id) } : {}),
   });
 }
 

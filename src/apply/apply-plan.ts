@@ -65,7 +65,7 @@ export interface ApplyPlanInput {
    * Called once before the first write, after every check (the scheduler pause); a string is a
    * problem that refuses the apply, nothing written.
    */
-  readonly beforeWrites?: () => Promise<string | undefined>;
+  readonly beforeWrites?: (snapshot: { readonly id: string; readonly path: string }) => Promise<string | undefined>;
   /** Default: a 0600 file in the snapshot folder. */
   readonly openLedger?: (path: string) => LedgerWriter;
   readonly now?: () => number;
@@ -129,7 +129,7 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
-  const unpaused = await input.beforeWrites?.();
+  const unpaused = await input.beforeWrites?.(snapshotRef);
   if (unpaused !== undefined) return { ...base, outcome: 'refused', problems: [unpaused], snapshot: snapshotRef, stats: stats([]) };
 
   const ledger = (input.openLedger ?? openLedger)(join(snapshot.path, LEDGER_FILE));

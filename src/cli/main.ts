@@ -168,6 +168,13 @@ export function buildProgram(io: CommandIo): Command {
     )
     .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .option('--rotate-passwords', "send each existing User its manifest's password again, as plan --rotate-passwords; not with a plan file", false)
+    .addOption(
+      new Option('--running-tasks <mode>', 'before writing a running task: wait for it to end (up to --running-wait), skip the change (exit 1), or ignore it')
+        .choices(['wait', 'skip', 'ignore'])
+        .default('wait'),
+    )
+    .option('--running-wait <duration>', 'how long --running-tasks wait waits for each running task (90s, 10m, 1h)', '10m')
+    .option('--pause-scheduler', 'stop the automation scheduler for the writes and start it again afterwards (admin only)', false)
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));

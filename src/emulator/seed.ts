@@ -35,7 +35,6 @@ import { folderDetailDefaults } from './transfer-context.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
 import { resolveVariants } from './variants.js';
 import { addRun } from './task-runs.js';
-import { withDefined } from '../with-defined.js';
 
 /** A login of the automation service in a seed. */
 export interface AutomationUserSeed {
@@ -522,7 +521,7 @@ export function createState(
     profile,
     variants,
     clockOffsetMs: 0,
-    ...withDefined({ runMs: runSeconds !== undefined ? runSeconds * 1000 : undefined }),
+    ...(runSeconds !== undefined ? { runMs: runSeconds * 1000 } : {}),
     automation: buildAutomation(seed?.automation, variants),
     transfer: buildTransfer(seed?.transfer),
   };
@@ -536,6 +535,6 @@ function seedRuns(state: EmulatorState, runs: AutomationSeed['runningTasks']): v
     const task = state.automation.tasks.find((t) => typeof r?.task === 'string' && String(t.Name).toLowerCase() === r.task.toLowerCase());
     if (task === undefined) fail(`automation.runningTasks[${i}]: no seeded task is named ${JSON.stringify(r?.task)}`);
     if (r.seconds !== undefined && !(typeof r.seconds === 'number' && r.seconds > 0)) fail(`automation.runningTasks[${i}]: seconds must be a positive number`);
-    addRun(state, task, withDefined({ scheduled: r.scheduled === true, seconds: r.seconds }));
+    addRun(state, task, { scheduled: r.scheduled === true, ...(r.seconds !== undefined ? { seconds: r.seconds } : {}) });
   }
 }

@@ -2,7 +2,6 @@ import { encodeValue } from './automation-wire.js';
 import type { JsonObject } from './json.js';
 import type { EmulatorState, TaskRun, Variants } from './state.js';
 import { nowMs } from './state.js';
-import { withDefined } from '../with-defined.js';
 
 /** Task runs of the emulated automation service: how they start, last and are answered (SPEC rules 48, 121). */
 
@@ -29,7 +28,7 @@ export function addRun(state: EmulatorState, task: JsonObject, opts: { readonly 
     TimeStarted: new Date(ms).toISOString(),
     Status: 'Running',
     Scheduled: opts.scheduled ? 1 : 0,
-    ...withDefined({ endsAtMs: lasts !== undefined ? ms + lasts : undefined }),
+    ...(lasts !== undefined ? { endsAtMs: ms + lasts } : {}),
   });
   return start;
 }
