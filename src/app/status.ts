@@ -4,6 +4,9 @@ import type { ServiceStatus, StatusReport } from '../render/status.js';
 import { openReadonlyClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { openEnvironment, resolveServices } from './environment.js';
+import { resolve } from 'node:path';
+import { readSchedulerStatus } from './scheduler-status.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * For each service of an environment: sign in, read the server's identity and count the objects
@@ -71,7 +74,13 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
         }
       }),
     );
-    return { environment: env.name, configFile: config.file, services: results };
+    const automation = clients.readers.automation;
+    const service = services.find((x) => x.name === 'automation');
+    const scheduler =
+      automation !== undefined && service !== undefined
+        ? await readSchedulerStatus(automation, resolve(config.snapshots.dir, env.name), env.name, service.url)
+        : undefined;
+    return { environment: env.name, configFile: config.file, services: results, ...withDefined({ scheduler }) };
   } finally {
     await clients.close();
   }

@@ -64,7 +64,15 @@ export function renderApplySummaryText(report: ApplyReport, options: { readonly 
       throw new Error(`unknown outcome ${String(never)}`);
     }
   }
+  pushScheduler(lines, report);
   return `${lines.join('\n')}\n`;
+}
+
+/** `--pause-scheduler`: what became of the scheduler, last (a scheduler left stopped is what a reader must not miss). */
+function pushScheduler(lines: string[], report: ApplyReport): void {
+  const s = report.scheduler;
+  if (s === undefined) return;
+  lines.push(`${s.state === 'not-restarted' ? 'Scheduler NOT started again' : 'Scheduler'}: ${text(s.message)}`);
 }
 
 function pushRun(lines: string[], report: ApplyReport): void {
@@ -185,6 +193,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     ...(report.ledger !== undefined ? { ledger: report.ledger } : {}),
     ...(report.verification ? { verification: report.verification } : {}),
     ...(report.policy ? { policy: report.policy } : {}),
+    ...(report.scheduler ? { scheduler: report.scheduler } : {}),
     stats: report.stats,
   });
 }
