@@ -264,6 +264,16 @@ export function buildProgram(io: CommandIo): Command {
       await run(runImport(globals(cmd), opts, io));
     });
 
+  program
+    .command('scheduler')
+    .description("the automation server's scheduler (mftops status shows its state)")
+    .command('start')
+    .description('start the automation scheduler (admin only), e.g. after an apply --pause-scheduler that was killed; removes its recovery note')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runSchedulerStart } = await import('./commands/scheduler.js');
+      await run(runSchedulerStart(globals(cmd), io));
+    });
+
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');
   snapshot
     .command('save')
