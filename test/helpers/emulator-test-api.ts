@@ -226,6 +226,15 @@ export function startRunByHand(emulator: RunningEmulator, match: TaskMatch, opts
   return addRun(emulator.state, task, { scheduled: opts.scheduled === true, ...(opts.seconds !== undefined ? { seconds: opts.seconds } : {}) });
 }
 
+/** Ends every run of the task with this name or id now, as if it had completed. */
+export function finishRunsByHand(emulator: RunningEmulator, match: TaskMatch): void {
+  const task = found(
+    emulator.state.automation.tasks.find((t) => matchesTask(t, match)),
+    `task ${JSON.stringify(match)}`,
+  );
+  for (const r of emulator.state.automation.runs) if (r.TaskID === String(task['ID']) && r.Status === 'Running') r.Status = 'Completed';
+}
+
 /** The names of the tasks running now on the emulator clock (a run whose time is up has completed). */
 export function readRunningTaskNames(emulator: RunningEmulator): string[] {
   settleRuns(emulator.state);
