@@ -59,6 +59,7 @@ function pollInterval(env: Readonly<Record<string, string | undefined>>): number
   const text = env[POLL_VARIABLE];
   if (text === undefined || text === '') return DEFAULT_RUNNING_POLL_MS;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 1 || ms > 600_000) throw new ConfigError(`${POLL_VARIABLE} must be a whole number of milliseconds from 1 to 600000, not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(ms) || ms < 1 || ms > 600_000)
+    throw new ConfigError(`${POLL_VARIABLE} must be a whole number of milliseconds from 1 to 600000, not ${JSON.stringify(text)}`);
   return ms;
 }

@@ -241,7 +241,18 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     }
     const report = await applyThePlan(
       plan,
-      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal, clock: clockOptions(options, services, env, config, clients, ctx) },
+      {
+        config,
+        env,
+        services,
+        clients,
+        permissions,
+        parallelism,
+        manifestPaths,
+        manifests,
+        signal: options.signal,
+        clock: clockOptions(options, services, env, config, clients, ctx),
+      },
       ctx,
     );
     return { status: 'finished', report: policy !== undefined ? { ...report, policy } : report, plan };

@@ -9,7 +9,12 @@ import { startSchedulerCommand } from './scheduler-pause.js';
  * The scheduler as `mftops status` shows it: its state (read-only), and the recovery note an
  * `apply --pause-scheduler` left in `dir` (`<snapshots.dir>/<env>`) when it did not start it again.
  */
-export async function readSchedulerStatus(client: Pick<ReadonlyAutomationClient, 'getSchedulerStatus'>, dir: string, environment: string, automationUrl: string): Promise<SchedulerStatus> {
+export async function readSchedulerStatus(
+  client: Pick<ReadonlyAutomationClient, 'getSchedulerStatus'>,
+  dir: string,
+  environment: string,
+  automationUrl: string,
+): Promise<SchedulerStatus> {
   const note = readSchedulerNote(dir);
   let running: boolean | undefined;
   let error: string | undefined;

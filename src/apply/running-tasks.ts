@@ -99,7 +99,8 @@ export function describeRun(run: RunningTask): string {
   const by = run.scheduled === true ? ' by the scheduler' : run.scheduled === false ? ' by hand or through the API' : '';
   if (run.timeStarted === undefined) return `start time not given${by}`;
   const ms = Date.parse(run.timeStarted);
-  const at = Number.isFinite(ms) && /[zZ]|[+-]\d\d:?\d\d$/.test(run.timeStarted) ? `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC` : run.timeStarted;
+  const at =
+    Number.isFinite(ms) && /[zZ]|[+-]\d\d:?\d\d$/.test(run.timeStarted) ? `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC` : run.timeStarted;
   return `started ${at}${by}`;
 }
 

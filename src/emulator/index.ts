@@ -121,7 +121,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   // A ConfigError naming the known profiles, switches or readings.
   const variants = resolveVariants(profile, options.variants ?? {});
-  check(options.runSeconds === undefined || (Number.isFinite(options.runSeconds) && options.runSeconds > 0), `run seconds must be positive, not ${String(options.runSeconds)}`);
+  check(
+    options.runSeconds === undefined || (Number.isFinite(options.runSeconds) && options.runSeconds > 0),
+    `run seconds must be positive, not ${String(options.runSeconds)}`,
+  );
   const state = createState(options.seed, profile, variants, options.runSeconds);
   let urls = { url: '', automationUrl: '', transferUrl: '' };
   const config = {

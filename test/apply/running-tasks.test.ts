@@ -70,7 +70,13 @@ describe('words and durations', () => {
   });
   it('reads --running-wait', () => {
     expect([parseWait('10m'), parseWait('90s'), parseWait('600'), parseWait('1h30m'), parseWait('25h'), parseWait('soon'), parseWait('')]).toEqual([
-      600_000, 90_000, 600_000, 5_400_000, undefined, undefined, undefined,
+      600_000,
+      90_000,
+      600_000,
+      5_400_000,
+      undefined,
+      undefined,
+      undefined,
     ]);
     expect([describeWait(600_000), describeWait(90_000), describeWait(5_400_000)]).toEqual(['10m', '1m30s', '1h30m']);
   });

@@ -92,7 +92,9 @@ it('killed with SIGKILL mid-apply: the next status says the scheduler is stopped
   const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
   expect(status.code).toBe(0);
   expect(status.stdout).toContain('  scheduler  STOPPED\n');
-  expect(status.stdout).toMatch(/^warning: mftops apply \S+ stopped the automation scheduler at \d{4}-\d\d-\d\dT[\d:.]+Z \(pid \d+ on .+\) and did not start it again$/m);
+  expect(status.stdout).toMatch(
+    /^warning: mftops apply \S+ stopped the automation scheduler at \d{4}-\d\d-\d\dT[\d:.]+Z \(pid \d+ on .+\) and did not start it again$/m,
+  );
   expect(status.stdout).toContain(
     `  start it with: mftops scheduler start --env lab (or PUT ${proxy.url}/automation/api/v1/tasks/scheduler/start as an administrator)\n`,
   );
@@ -113,5 +115,7 @@ it('status warns about a scheduler stopped by hand, with no note', async () => {
   setSchedulerByHand(emulator, false);
   const dir = applyWorkdir(emulator);
   const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
-  expect(status.stdout).toContain('  scheduler  STOPPED\nwarning: the automation scheduler is stopped: no task runs on its schedule\n  start it with: mftops scheduler start --env lab');
+  expect(status.stdout).toContain(
+    '  scheduler  STOPPED\nwarning: the automation scheduler is stopped: no task runs on its schedule\n  start it with: mftops scheduler start --env lab',
+  );
 });

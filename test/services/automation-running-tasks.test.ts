@@ -2,8 +2,22 @@ import { expect, it } from 'vitest';
 import { readRunningTask } from '../../src/services/automation/running-tasks.js';
 
 it('reads a running task in the reference spelling and in the plausible others (register A-30)', () => {
-  const reference = { TaskID: 7, TaskName: 'Payroll', NominalStart: '2026-11-27 01:58:00.00', TimeStarted: '2026-11-27T01:58:03Z', Status: 'Running', Scheduled: 1 };
-  const camel = { taskId: '7', taskName: 'Payroll', nominalStart: '2026-11-27 01:58:00.00', timeStarted: '2026-11-27T01:58:03Z', status: 'running', scheduled: true };
+  const reference = {
+    TaskID: 7,
+    TaskName: 'Payroll',
+    NominalStart: '2026-11-27 01:58:00.00',
+    TimeStarted: '2026-11-27T01:58:03Z',
+    Status: 'Running',
+    Scheduled: 1,
+  };
+  const camel = {
+    taskId: '7',
+    taskName: 'Payroll',
+    nominalStart: '2026-11-27 01:58:00.00',
+    timeStarted: '2026-11-27T01:58:03Z',
+    status: 'running',
+    scheduled: true,
+  };
   const expected = { taskId: '7', taskName: 'Payroll', nominalStart: '2026-11-27 01:58:00.00', timeStarted: '2026-11-27T01:58:03Z', scheduled: true };
   expect(readRunningTask(reference)).toEqual({ task: expected, ended: false });
   expect(readRunningTask(camel)).toEqual({ task: expected, ended: false });

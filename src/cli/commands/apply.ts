@@ -170,7 +170,8 @@ function clockChoices(opts: ApplyCommandOptions): Pick<ApplyOptions, 'runningTas
   const runningTasks = RUNNING_TASKS_MODES.find((m) => m === mode);
   if (runningTasks === undefined) throw new ConfigError(`--running-tasks must be one of ${RUNNING_TASKS_MODES.join(', ')}, not ${JSON.stringify(mode)}`);
   const runningWaitMs = parseWait(opts.runningWait ?? '10m');
-  if (runningWaitMs === undefined) throw new ConfigError(`--running-wait must be a duration such as 90s, 10m or 1h (at most 24h), not ${JSON.stringify(opts.runningWait)}`);
+  if (runningWaitMs === undefined)
+    throw new ConfigError(`--running-wait must be a duration such as 90s, 10m or 1h (at most 24h), not ${JSON.stringify(opts.runningWait)}`);
   return { runningTasks, runningWaitMs, pauseScheduler: opts.pauseScheduler === true };
 }
 

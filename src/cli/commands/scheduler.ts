@@ -11,7 +11,8 @@ export async function runSchedulerStart(g: GlobalOptions, io: CommandIo): Promis
   } finally {
     ctx.finish();
   }
-  const note = report.clearedNote !== undefined ? ` (stopped by mftops apply ${report.clearedNote.apply} at ${report.clearedNote.stoppedAt}; its note is removed)` : '';
+  const note =
+    report.clearedNote !== undefined ? ` (stopped by mftops apply ${report.clearedNote.apply} at ${report.clearedNote.stoppedAt}; its note is removed)` : '';
   io.stdout(
     report.wasRunning
       ? `The automation scheduler of environment "${report.environment}" was running already${note}.\n`
