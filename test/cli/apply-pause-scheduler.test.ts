@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { findSchemasDir } from '../../src/manifest/schemas.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
@@ -33,6 +36,20 @@ function schedulerAndTaskWrites(): string[] {
     .map((r) => `${r.method} ${r.path.replace(/^\/automation\/api\/v1/, '')}`);
 }
 
+const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+addFormats.default(ajv);
+for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json' || f === 'kinds.schema.json')) {
+  ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+}
+
+/** The JSON document of a run, accepted by its output schema. */
+function documentOf(stdout: string, schema: string): Record<string, unknown> {
+  const doc = JSON.parse(stdout) as Record<string, unknown>;
+  const validate = ajv.getSchema(`https://mftops.dev/schemas/${schema}`)!;
+  expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+  return doc;
+}
+
 const notePath = (dir: string): string => join(dir, '.mftops/snapshots/lab', SCHEDULER_NOTE_FILE);
 
 it('stops the scheduler before the write and starts it again after a normal apply; the note is gone', async () => {
@@ -64,13 +81,37 @@ it('starts the scheduler again after a failed write (exit 1 for the write, not f
   expect(existsSync(notePath(dir))).toBe(false);
 });
 
+it('Ctrl-C mid-apply: the write in flight finishes, then the scheduler is started again', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const held = await proxy.nextHeld();
+  child.kill('SIGINT');
+  for (let waited = 0; !stderr.includes('Interrupted: no new write starts') && waited < 60_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  await held.release();
+  expect(await closed).toBe(1);
+  expect(stdout).toContain('Scheduler: the scheduler was stopped for the writes and started again\n');
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
+});
+
 it('leaves a scheduler that was stopped before apply stopped, and says so', async () => {
   setSchedulerByHand(emulator, false);
   const dir = applyWorkdir(emulator);
   emulator.resetRequestLog();
   const r = await runCli([...ARGS, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
   expect(r.code, r.stderr).toBe(0);
-  expect((JSON.parse(r.stdout) as { scheduler: unknown }).scheduler).toEqual({
+  expect(documentOf(r.stdout, 'output-apply.schema.json')['scheduler']).toEqual({
     state: 'left-stopped',
     message: 'the scheduler was already stopped before apply, and is left stopped',
   });
@@ -98,8 +139,8 @@ it('killed with SIGKILL mid-apply: the next status says the scheduler is stopped
   expect(status.stdout).toContain(
     `  start it with: mftops scheduler start --env lab (or PUT ${proxy.url}/automation/api/v1/tasks/scheduler/start as an administrator)\n`,
   );
-  const json = JSON.parse((await runCli(['status', '--format', 'json'], { cwd: dir, env: APPLY_ENV })).stdout) as { scheduler: Record<string, unknown> };
-  expect(json.scheduler).toMatchObject({ running: false, stoppedBy: { apply: expect.any(String) as unknown } });
+  const json = documentOf((await runCli(['status', '--format', 'json'], { cwd: dir, env: APPLY_ENV })).stdout, 'output-status.schema.json');
+  expect(json['scheduler']).toMatchObject({ running: false, stoppedBy: { apply: expect.any(String) as unknown } });
 
   // The command it names starts it and removes the note; status is quiet again.
   const started = await runCli(['scheduler', 'start'], { cwd: dir, env: APPLY_ENV });
@@ -118,4 +159,12 @@ it('status warns about a scheduler stopped by hand, with no note', async () => {
   expect(status.stdout).toContain(
     '  scheduler  STOPPED\nwarning: the automation scheduler is stopped: no task runs on its schedule\n  start it with: mftops scheduler start --env lab',
   );
+  const started = await runCli(['scheduler', 'start', '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+  expect(documentOf(started.stdout, 'output-scheduler-start.schema.json')).toEqual({
+    formatVersion: 1,
+    kind: 'mftops.scheduler.start',
+    environment: 'lab',
+    wasRunning: false,
+  });
+  expect(readSchedulerEnabled(emulator)).toBe(true);
 });

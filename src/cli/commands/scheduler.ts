@@ -1,6 +1,7 @@
 import { startEnvironmentScheduler } from '../../app/scheduler.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
+import { renderJsonOutput } from '../../render/json-output.js';
 
 /** `mftops scheduler start`: the view of `startEnvironmentScheduler`, one line. Exit 0 once it runs. */
 export async function runSchedulerStart(g: GlobalOptions, io: CommandIo): Promise<number> {
@@ -10,6 +11,10 @@ export async function runSchedulerStart(g: GlobalOptions, io: CommandIo): Promis
     report = await startEnvironmentScheduler(environmentChoice(g), ctx);
   } finally {
     ctx.finish();
+  }
+  if (g.format === 'json') {
+    io.stdout(renderJsonOutput('mftops.scheduler.start', report));
+    return 0;
   }
   const note =
     report.clearedNote !== undefined ? ` (stopped by mftops apply ${report.clearedNote.apply} at ${report.clearedNote.stoppedAt}; its note is removed)` : '';
