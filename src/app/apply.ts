@@ -44,6 +44,11 @@ import { checkApplyWindow, checkOverrideReason } from './server-calendar.js';
 import { readClock } from './clock.js';
 import { openLedgerNoting } from './window-ledger.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
+import type { RunningTasksMode } from '../apply/running-tasks.js';
+import { withDefined } from '../with-defined.js';
+import { clockOptions, SCHEDULER_RESUME_TIMEOUT_MS } from './apply-clock.js';
+import type { ApplyClockOptions } from './apply-clock.js';
+import { resumeHeldSchedulers } from './scheduler-pause.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -79,6 +84,12 @@ export interface ApplyOptions extends EnvironmentChoice {
   readonly abandon?: AbortSignal;
   /** `--override-window "reason"`: apply outside the environment's change windows, recording why (issue 28). */
   readonly overrideWindow?: string;
+  /** Before writing a task that is running (`RunningTasksMode`); default `wait`. */
+  readonly runningTasks?: RunningTasksMode;
+  /** `wait`'s deadline per change (ms); default `DEFAULT_RUNNING_WAIT_MS`. */
+  readonly runningWaitMs?: number;
+  /** Stop the automation scheduler for the writes and start it again after (`SchedulerPause`). */
+  readonly pauseScheduler?: boolean;
 }
 
 /**
@@ -200,7 +211,10 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   }
   const onAbandon = (): void => {
     lock.release();
-    void clients.close().finally(() => ctx.emit({ kind: 'abandoned' }));
+    // A paused scheduler is started again before the tokens go (bounded).
+    void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS)
+      .then(() => clients.close())
+      .finally(() => ctx.emit({ kind: 'abandoned' }));
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
   try {
@@ -242,7 +256,19 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     }
     const report = await applyThePlan(
       plan,
-      { config, env, services, clients, permissions, parallelism, manifestPaths, manifests, signal: options.signal, window },
+      {
+        config,
+        env,
+        services,
+        clients,
+        permissions,
+        parallelism,
+        manifestPaths,
+        manifests,
+        signal: options.signal,
+        window,
+        clock: clockOptions(options, services, env, config, clients, ctx),
+      },
       ctx,
     );
     const withPolicy = policy !== undefined ? { ...report, policy } : report;
@@ -300,6 +326,8 @@ interface ApplyRun {
   readonly signal: AbortSignal | undefined;
   /** The change windows as apply found them; an override is noted in the ledger. */
   readonly window?: ApplyWindowReport | undefined;
+  /** Running tasks and the scheduler pause (issue 28): see `clockOptions`. */
+  readonly clock: ApplyClockOptions;
 }
 
 /**
@@ -324,6 +352,17 @@ async function windowRefusal(
 }
 
 async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
+  const pause = r.clock.pause;
+  try {
+    const report = await applyThePlanNow(plan, r, ctx);
+    const scheduler = await pause?.resume();
+    return scheduler === undefined ? report : { ...report, scheduler };
+  } finally {
+    await pause?.resume();
+  }
+}
+
+async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {
   const writes = writeChanges(plan).length;
   const automationService = r.services.find((s) => s.name === 'automation');
   const transferService = r.services.find((s) => s.name === 'transfer');
@@ -359,6 +398,8 @@ async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<A
     verify: (applied) => verifyApplied(plan, applied, r, ctx),
     onPhase: (phase) => ctx.emit({ kind: 'apply-phase', phase, writes, parallelism: r.parallelism }),
     onResult: (result) => ctx.emit({ kind: 'change-result', result }),
+    ...withDefined({ gate: r.clock.gate }),
+    ...(r.clock.pause !== undefined ? { beforeWrites: (snapshot: { readonly id: string }) => r.clock.pause!.pause(snapshot.id) } : {}),
   });
 }
 

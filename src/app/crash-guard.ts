@@ -63,6 +63,9 @@ export async function releaseAfterCrash(): Promise<void> {
   const { releaseHeldApplyLocks } = await import('../apply/apply-lock.js');
   try {
     releaseHeldApplyLocks();
+    // A scheduler `apply --pause-scheduler` stopped is started again while the tokens still work.
+    const { resumeHeldSchedulers } = await import('./scheduler-pause.js');
+    await resumeHeldSchedulers(CRASH_REVOKE_TIMEOUT_MS);
   } finally {
     const { closeAllSessions } = await import('../services/session.js');
     await closeAllSessions(CRASH_REVOKE_TIMEOUT_MS);

@@ -6,6 +6,8 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { openEnvironment, resolveServices } from './environment.js';
 import type { StatusOptions } from './status-credentials.js';
 import { credentialSection, expiryClock } from './status-credentials.js';
+import { resolve } from 'node:path';
+import { readSchedulerStatus } from './scheduler-status.js';
 import { withDefined } from '../with-defined.js';
 
 /**
@@ -76,7 +78,13 @@ export async function environmentStatus(choice: EnvironmentChoice, ctx: AppConte
         }
       }),
     );
-    return { environment: env.name, configFile: config.file, services: results };
+    const automation = clients.readers.automation;
+    const service = services.find((x) => x.name === 'automation');
+    const scheduler =
+      automation !== undefined && service !== undefined
+        ? await readSchedulerStatus(automation, resolve(config.snapshots.dir, env.name), env.name, service.url)
+        : undefined;
+    return { environment: env.name, configFile: config.file, services: results, ...withDefined({ scheduler }) };
   } finally {
     await clients.close();
   }

@@ -19,6 +19,8 @@ import type { ExportBaseline } from '../snapshot/model.js';
 import { findStaleObjects, readTouchedObjects } from './stale-check.js';
 import type { StaleCheckReaders } from './stale-check.js';
 import { findMovedNames } from './moved-names.js';
+import type { ChangeGate } from './running-tasks.js';
+import { withDefined } from '../with-defined.js';
 
 /** The ledger's file name inside the snapshot folder. */
 export const LEDGER_FILE = 'ledger.jsonl';
@@ -57,6 +59,13 @@ export interface ApplyPlanInput {
   readonly drainTimeoutMs?: number;
   readonly onPhase?: (phase: ApplyPhase) => void;
   readonly onResult?: (result: ChangeResult) => void;
+  /** Asked right before each change's first request (running tasks): a reason leaves it not applied. */
+  readonly gate?: ChangeGate;
+  /**
+   * Called once before the first write, after every check (the scheduler pause); a string is a
+   * problem that refuses the apply, nothing written.
+   */
+  readonly beforeWrites?: (snapshot: { readonly id: string; readonly path: string }) => Promise<string | undefined>;
   /** Default: a 0600 file in the snapshot folder. */
   readonly openLedger?: (path: string) => LedgerWriter;
   readonly now?: () => number;
@@ -120,6 +129,8 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   }
   const snapshotRef = { id: snapshot.id, path: snapshot.path };
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
+  const unpaused = await input.beforeWrites?.(snapshotRef);
+  if (unpaused !== undefined) return { ...base, outcome: 'refused', problems: [unpaused], snapshot: snapshotRef, stats: stats([]) };
 
   const ledger = (input.openLedger ?? openLedger)(join(snapshot.path, LEDGER_FILE));
   let executed;
@@ -145,6 +156,7 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
       ...(input.retry ? { retry: input.retry } : {}),
       ...(input.drainTimeoutMs !== undefined ? { drainTimeoutMs: input.drainTimeoutMs } : {}),
       ...(input.onResult ? { onResult: input.onResult } : {}),
+      ...withDefined({ gate: input.gate }),
     });
     const counts = countResults(executed.results);
     ledger.write({ event: 'end', ok: counts.ok, failed: counts.failed, skipped: counts.skipped + blocked.length, interrupted: executed.interrupted });

@@ -11,6 +11,7 @@ import { INTERRUPTED_BEFORE_START, skippedResult } from './model.js';
 import type { ChangeIds, ChangeResult } from './model.js';
 import { redactSecrets } from './secrets.js';
 import type { ResolvedSecrets } from './secrets.js';
+import type { ChangeGate } from './running-tasks.js';
 
 /** How a write that did not go through is tried again. Every field has a default. */
 export interface StepRetryOptions {
@@ -44,6 +45,8 @@ export interface ExecuteInput {
   readonly retry?: StepRetryOptions;
   /** Each change as it ends (for progress lines). */
   readonly onResult?: (result: ChangeResult) => void;
+  /** Asked right before each change's first request: a reason leaves it not applied (skipped). */
+  readonly gate?: ChangeGate;
 }
 
 export interface ExecuteResult {
@@ -96,6 +99,11 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
   const runOne = async (i: number): Promise<void> => {
     const change = input.changes[i]!;
     try {
+      const held = await input.gate?.(change);
+      if (held !== undefined) {
+        finish(i, skippedResult(change, held));
+        return;
+      }
       finish(i, await runChange(change, { ctx, ledger: input.ledger, payloads: input.secrets.payloads, secrets, policy, aborted, counters }));
     } catch (err) {
       // The machine's (a full disk under the ledger) or a bug: the change fails, the others go on.

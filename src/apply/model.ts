@@ -195,7 +195,22 @@ export interface ApplyReport {
   readonly policy?: PolicyReport;
   /** The change windows as apply found them (issue 28); absent when the environment sets none. */
   readonly changeWindow?: ApplyWindowReport;
+  /** `--pause-scheduler`: what became of the scheduler; absent without it, or when no write was reached. */
+  readonly scheduler?: SchedulerOutcome;
   readonly stats: ApplyStats;
+}
+
+/**
+ * The scheduler after `apply --pause-scheduler` (issue 28 item 4).
+ * - `restarted`: stopped for the writes, started again.
+ * - `left-stopped`: it was stopped before apply; apply left it so.
+ * - `not-restarted`: stopped for the writes, and starting it failed: the recovery note stays,
+ *   `message` says how to start it, and apply exits 1.
+ */
+export interface SchedulerOutcome {
+  readonly state: 'restarted' | 'left-stopped' | 'not-restarted';
+  /** One line for the report. */
+  readonly message: string;
 }
 
 /** Counts of a report's results per status. */
@@ -221,13 +236,18 @@ export function applyExitCode(report: ApplyReport): 0 | 1 {
     case 'applied': {
       const failed = report.results.some((r) => r.status === 'failed' || (r.status === 'skipped' && r.action !== 'blocked'));
       const unverified = (report.verification?.unconverged.length ?? 0) > 0 || report.verification?.error !== undefined;
-      return failed || unverified ? 1 : 0;
+      return failed || unverified || schedulerLeftStopped(report) ? 1 : 0;
     }
     default: {
       const never: never = report.outcome;
       throw new Error(`unknown apply outcome ${String(never)}`);
     }
   }
+}
+
+/** `--pause-scheduler` stopped the scheduler and could not start it again. */
+function schedulerLeftStopped(report: ApplyReport): boolean {
+  return report.scheduler?.state === 'not-restarted';
 }
 
 /** Why a change was skipped when a Ctrl-C came before it started (the report counts these rather than listing them). */

@@ -31,6 +31,7 @@ export const COMMAND_FORMATS = {
   completion: ['text'],
   __environments: ['text'],
   emulator: ['text'],
+  'scheduler start': ['text', 'json'],
 } as const satisfies Record<string, readonly OutputFormat[]>;
 
 type CommandPath = keyof typeof COMMAND_FORMATS;

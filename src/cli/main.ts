@@ -170,6 +170,13 @@ export function buildProgram(io: CommandIo): Command {
     .option('--no-prune', 'prune nothing in this run; not with a plan file')
     .option('--rotate-passwords', "send each existing User its manifest's password again, as plan --rotate-passwords; not with a plan file", false)
     .option('--override-window <reason>', "apply outside the environment's change windows; the reason is recorded in the ledger and the report")
+    .addOption(
+      new Option('--running-tasks <mode>', 'before writing a running task: wait for it to end (up to --running-wait), skip the change (exit 1), or ignore it')
+        .choices(['wait', 'skip', 'ignore'])
+        .default('wait'),
+    )
+    .option('--running-wait <duration>', 'how long --running-tasks wait waits for each running task (90s, 10m, 1h)', '10m')
+    .option('--pause-scheduler', 'stop the automation scheduler for the writes and start it again afterwards (admin only)', false)
     .action(async (args: string[], opts: Omit<ApplyCommandOptions, 'args'>, cmd: Command) => {
       const { runApply } = await import('./commands/apply.js');
       await run(runApply(globals(cmd), { ...opts, args }, io));
@@ -257,6 +264,16 @@ export function buildProgram(io: CommandIo): Command {
     .action(async (opts: ImportCommandOptions, cmd: Command) => {
       const { runImport } = await import('./commands/import.js');
       await run(runImport(globals(cmd), opts, io));
+    });
+
+  program
+    .command('scheduler')
+    .description("the automation server's scheduler (mftops status shows its state)")
+    .command('start')
+    .description('start the automation scheduler (admin only), e.g. after an apply --pause-scheduler that was killed; removes its recovery note')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runSchedulerStart } = await import('./commands/scheduler.js');
+      await run(runSchedulerStart(globals(cmd), io));
     });
 
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');

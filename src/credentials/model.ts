@@ -1,7 +1,7 @@
 /**
  * PGP keys, SSH keys and SSL certificates of the automation service, as mftops reads them
  * (`GET /pgpkeys`, `/sshkeys`, `/sslcerts`): public metadata only, normalised from every form of
- * register A-30 by `readCredential` (src/services/automation/normalize-credentials.ts). No key
+ * register A-31 by `readCredential` (src/services/automation/normalize-credentials.ts). No key
  * material is kept: not the public key text either, since no report needs it.
  */
 export type CredentialKind = 'pgp' | 'ssh' | 'ssl';

@@ -10,7 +10,8 @@ import { isJsonObject, showRejected } from './json.js';
 import type { AutomationListQuery } from './paging.js';
 import { automationPage, compareText, matchesNameMask, parseAutomationListQuery, pickFields } from './paging.js';
 import type { AclPermission, AclRecord, AutomationState, AutomationUser, EmulatorState, HostRecord, Variants } from './state.js';
-import { ACL_PERMISSION_KEYS, allocateId, nowMs } from './state.js';
+import { ACL_PERMISSION_KEYS, allocateId, nowMs, settleRuns } from './state.js';
+import { addRun, runningView } from './task-runs.js';
 import type { TaskRights } from './task-view.js';
 import { renderTask } from './task-view.js';
 import { normalizeTask, orderTaskKeys } from './validate-task.js';
@@ -316,12 +317,6 @@ function deleteTask(c: Ctx, p: Params): ApiResponse {
   return emptyResponse(204);
 }
 
-/** `yyyy-MM-dd HH:mm:ss.SS` (the Stop Task Input format). */
-function nominalStart(ms: number): string {
-  const d = new Date(ms).toISOString();
-  return `${d.slice(0, 10)} ${d.slice(11, 22)}`;
-}
-
 function startTask(c: Ctx, p: Params): ApiResponse {
   const id = p.id!;
   const task = findVisibleTask(c, id);
@@ -332,10 +327,7 @@ function startTask(c: Ctx, p: Params): ApiResponse {
   if (body.value !== undefined && (!isJsonObject(body.value) || !Object.values(body.value).every((v) => typeof v === 'string'))) {
     return invalid([{ field: '', rejected: showRejected(body.value), message: 'the body is a map of parameter names to string values' }]);
   }
-  let ms = nowMs(c.rt.state);
-  while (c.a.runs.some((r) => r.TaskID === id && r.NominalStart === nominalStart(ms))) ms += 10;
-  const start = nominalStart(ms);
-  c.a.runs.push({ TaskID: id, TaskName: String(task.Name), NominalStart: start, TimeStarted: new Date(ms).toISOString(), Status: 'Running', Scheduled: 0 });
+  const start = addRun(c.rt.state, task, { scheduled: false });
   audit(c, 'Run', 'Task', id, String(task.Name));
   return jsonResponse(200, { nominalStart: start });
 }
@@ -349,6 +341,7 @@ function stopTask(c: Ctx, p: Params): ApiResponse {
   if (!body.ok) return body.response;
   const ns = isJsonObject(body.value) ? body.value.nominalStart : undefined;
   if (typeof ns !== 'string' || ns === '') return invalid([{ field: 'nominalStart', rejected: showRejected(ns), message: 'nominalStart is required' }]);
+  settleRuns(c.rt.state);
   const run = c.a.runs.find((r) => r.TaskID === id && r.NominalStart === ns && r.Status === 'Running');
   if (!run) return err(404, `task ${String(task.Name)} has no running instance started at ${ns}`);
   run.Status = 'Stopped';
@@ -357,6 +350,7 @@ function stopTask(c: Ctx, p: Params): ApiResponse {
 }
 
 function listRunning(c: Ctx): ApiResponse {
+  settleRuns(c.rt.state);
   const runs = c.a.runs
     .filter((r) => r.Status === 'Running' && findVisibleTask(c, r.TaskID) !== undefined)
     .sort((x, y) => compareText(x.TaskName, y.TaskName) || compareText(x.NominalStart, y.NominalStart));
@@ -364,7 +358,7 @@ function listRunning(c: Ctx): ApiResponse {
     c,
     runs,
     (r) => r.TaskName,
-    (r, q) => pickFields({ ...r, TaskID: encodeValue('id', r.TaskID, c.v) }, q.fields),
+    (r, q) => pickFields(runningView(r, c.v), q.fields),
     'name',
     'TaskName',
   );

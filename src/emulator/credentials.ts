@@ -76,7 +76,7 @@ export function credentialSortName(list: CredentialList, o: JsonObject): string 
 }
 
 /**
- * A credential as answered, in the reading of `automation.keyDates` (register A-30):
+ * A credential as answered, in the reading of `automation.keyDates` (register A-31):
  * `iso` answers the stored ISO instants (a PGP key that never expires: `ExpirationDate: ""`);
  * `windows` answers a PGP or SSH key's expiry as `Expires`, epoch seconds (0 = never), and an SSL
  * certificate's dates as `M/d/yyyy h:mm:ss AM` (US culture, no zone; the instant in UTC).

@@ -40,6 +40,8 @@ export interface EmulatorOptions {
   profile?: Profile;
   /** Switches of the register set one by one; they win over the profile's. */
   variants?: Partial<Variants>;
+  /** How long a task run started through the API lasts (seconds of the emulator clock); default: until stopped. */
+  runSeconds?: number;
   /** Access-token lifetime of both services, default 300. */
   accessTtlSeconds?: number;
   /** Refresh-token lifetime of both services, default 900. */
@@ -119,7 +121,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   // A ConfigError naming the known profiles, switches or readings.
   const variants = resolveVariants(profile, options.variants ?? {});
-  const state = createState(options.seed, profile, variants);
+  check(
+    options.runSeconds === undefined || (Number.isFinite(options.runSeconds) && options.runSeconds > 0),
+    `run seconds must be positive, not ${String(options.runSeconds)}`,
+  );
+  const state = createState(options.seed, profile, variants, options.runSeconds);
   let urls = { url: '', automationUrl: '', transferUrl: '' };
   const config = {
     state,

@@ -35,6 +35,7 @@ import { folderDetailDefaults } from './transfer-context.js';
 import { forEachStep, normalizeTask, orderTaskKeys } from './validate-task.js';
 import { resolveVariants } from './variants.js';
 import { seedCredentials } from './credentials.js';
+import { addRun } from './task-runs.js';
 
 /** A login of the automation service in a seed. */
 export interface AutomationUserSeed {
@@ -70,6 +71,12 @@ export interface AutomationSeed {
   sshKeys?: JsonObject[];
   /** `{Sha1Thumbprint, Name, Issuer, IssuedTo, ExpDate, ValidFromDate, SerialNum?, Store?}` */
   sslCerts?: JsonObject[];
+  /**
+   * Runs going on when the emulator starts, by task name: `scheduled` (default false) makes it the
+   * scheduler's (`Scheduled: 1`); it lasts `seconds` of the emulator clock, else the `runSeconds`
+   * option, else until stopped.
+   */
+  runningTasks?: { task: string; scheduled?: boolean; seconds?: number }[];
 }
 
 /** A folder ACL entry in a seed: the principal by `name` (or `id`); missing permissions are false. */
@@ -512,12 +519,30 @@ function newFolder(id: number, parentId: number, name: string, path: string, fol
 }
 
 /** A fresh state from a seed (or the empty state with the admin users); a bad seed is a ConfigError. */
-export function createState(seed: EmulatorSeed | undefined, profile: Profile, variants: Variants = resolveVariants(profile)): EmulatorState {
-  return {
+export function createState(
+  seed: EmulatorSeed | undefined,
+  profile: Profile,
+  variants: Variants = resolveVariants(profile),
+  runSeconds?: number,
+): EmulatorState {
+  const state: EmulatorState = {
     profile,
     variants,
     clockOffsetMs: 0,
+    ...(runSeconds !== undefined ? { runMs: runSeconds * 1000 } : {}),
     automation: buildAutomation(seed?.automation, variants),
     transfer: buildTransfer(seed?.transfer),
   };
+  seedRuns(state, seed?.automation?.runningTasks);
+  return state;
+}
+
+/** The seed's `runningTasks`, started when the emulator starts; a task no seed task is named is a ConfigError. */
+function seedRuns(state: EmulatorState, runs: AutomationSeed['runningTasks']): void {
+  for (const [i, r] of (runs ?? []).entries()) {
+    const task = state.automation.tasks.find((t) => typeof r?.task === 'string' && String(t.Name).toLowerCase() === r.task.toLowerCase());
+    if (task === undefined) fail(`automation.runningTasks[${i}]: no seeded task is named ${JSON.stringify(r?.task)}`);
+    if (r.seconds !== undefined && !(typeof r.seconds === 'number' && r.seconds > 0)) fail(`automation.runningTasks[${i}]: seconds must be a positive number`);
+    addRun(state, task, { scheduled: r.scheduled === true, ...(r.seconds !== undefined ? { seconds: r.seconds } : {}) });
+  }
 }

@@ -86,14 +86,20 @@ export interface AuditRecord {
   AgentBrand: string;
 }
 
-/** A task run started through the API; runs never finish on their own. */
+/**
+ * A task run: started through the API (`Scheduled: 0`), seeded, or started by a test (maybe as
+ * the scheduler's, `Scheduled: 1`). It runs until stopped, or until `endsAtMs` of the emulator
+ * clock, when it is `Completed` (`settleRuns`). `endsAtMs` is the emulator's own: never answered.
+ */
 export interface TaskRun {
   TaskID: string;
   TaskName: string;
   NominalStart: string;
   TimeStarted: string;
-  Status: 'Running' | 'Stopped';
-  Scheduled: 0;
+  Status: 'Running' | 'Stopped' | 'Completed';
+  Scheduled: 0 | 1;
+  /** Emulator clock (epoch ms) at which the run completes; absent: it runs until stopped. */
+  endsAtMs?: number;
 }
 
 /**
@@ -281,12 +287,23 @@ export interface EmulatorState {
   readonly variants: Variants;
   /** Added to the wall clock for token expiry and timestamps: raise it to move time forward. */
   clockOffsetMs: number;
+  /**
+   * How long (ms of the emulator clock) a run started through `POST /tasks/{id}/start` lasts;
+   * absent: until stopped (the `runSeconds` option; tests may change it).
+   */
+  runMs?: number;
   automation: AutomationState;
   transfer: TransferState;
 }
 
 export function nowMs(state: EmulatorState): number {
   return Date.now() + state.clockOffsetMs;
+}
+
+/** Completes every running run whose end has come on the emulator clock (read before runs are answered or matched). */
+export function settleRuns(state: EmulatorState): void {
+  const now = nowMs(state);
+  for (const r of state.automation.runs) if (r.Status === 'Running' && r.endsAtMs !== undefined && r.endsAtMs <= now) r.Status = 'Completed';
 }
 
 /** The transfer-server host type as the `automation.hostType` variant spells it. */

@@ -114,6 +114,12 @@ export const VARIANT_SWITCHES = {
     divergent: 'status',
     description: 'GET /tasks/scheduler answers {enabled}, {Enabled}, or {status: "running"|"stopped"}; divergent: status (no boolean at all)',
   },
+  'automation.running': {
+    register: 'A-33',
+    values: ['reference', 'camel'],
+    description:
+      'GET /tasks/running items are {TaskID, TaskName, NominalStart, TimeStarted, Status, Scheduled: 0|1}, or camelCase {taskId, taskName, nominalStart, timeStarted, status, scheduled: boolean}',
+  },
   'automation.taskAnswer': {
     register: 'A-20',
     values: ['task', 'id', 'empty'],
@@ -147,7 +153,7 @@ export const VARIANT_SWITCHES = {
       'GET /config answers the whole configuration, an empty <AutomationConfig></AutomationConfig>, the configuration behind a DOCTYPE whose nested entities expand a billion-fold (one task named &lol9;), or behind a DOCTYPE with an external entity (file:///etc/passwd); mftops must refuse all but the first as a backup',
   },
   'automation.keyDates': {
-    register: 'A-30',
+    register: 'A-31',
     values: ['iso', 'windows'],
     description:
       'PGP and SSH key expiry answers as ExpirationDate (an ISO instant, "" = never) and SSL ExpDate/ValidFromDate as ISO instants, or a key\'s expiry as Expires (epoch seconds, 0 = never) and certificate dates as M/d/yyyy h:mm:ss AM',

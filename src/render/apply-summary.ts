@@ -65,7 +65,15 @@ export function renderApplySummaryText(report: ApplyReport, options: { readonly 
       throw new Error(`unknown outcome ${String(never)}`);
     }
   }
+  pushScheduler(lines, report);
   return `${lines.join('\n')}\n`;
+}
+
+/** `--pause-scheduler`: what became of the scheduler, last (a scheduler left stopped is what a reader must not miss). */
+function pushScheduler(lines: string[], report: ApplyReport): void {
+  const s = report.scheduler;
+  if (s === undefined) return;
+  lines.push(`${s.state === 'not-restarted' ? 'Scheduler NOT started again' : 'Scheduler'}: ${text(s.message)}`);
 }
 
 function pushRun(lines: string[], report: ApplyReport): void {
@@ -187,6 +195,7 @@ export function renderApplySummaryJson(report: ApplyReport): string {
     ...(report.verification ? { verification: report.verification } : {}),
     ...(report.policy ? { policy: report.policy } : {}),
     ...withDefined({ changeWindow: report.changeWindow }),
+    ...withDefined({ scheduler: report.scheduler }),
     stats: report.stats,
   });
 }

@@ -27,6 +27,7 @@ export const JSON_OUTPUT_VERSIONS = {
   'mftops.init': 1,
   'mftops.explain': 1,
   'mftops.diff-env': 1,
+  'mftops.scheduler.start': 1,
   'mftops.error': 1,
 } as const;
 

@@ -43,6 +43,22 @@ export interface StatusReport {
   readonly environment: string;
   readonly configFile: string;
   readonly services: readonly ServiceStatus[];
+  /** The automation scheduler (issue 28 item 4); absent when the environment has no automation service. */
+  readonly scheduler?: SchedulerStatus;
+}
+
+/**
+ * Whether the automation scheduler runs, and the recovery note an `apply --pause-scheduler` that
+ * never started it again left behind (`src/apply/scheduler-note.ts`).
+ */
+export interface SchedulerStatus {
+  /** Absent when it could not be read (`error` says why). */
+  readonly running?: boolean;
+  readonly error?: string;
+  /** The apply that stopped it and did not start it again. */
+  readonly stoppedBy?: { readonly apply: string; readonly stoppedAt: string; readonly pid: number; readonly host: string };
+  /** The command that starts it, when it is stopped (or a note says an apply stopped it). */
+  readonly startWith?: string;
 }
 
 /** `from`: the variables that chose the environment or the file (MFTOPS_ENV), said beside them. */
@@ -61,9 +77,25 @@ export function renderStatusText(report: StatusReport, from: { readonly environm
     if (s.counts.length > 0) lines.push(`    ${s.counts.map((c) => `${c.count} ${NOUNS[c.key]}`).join(', ')}`);
     if (s.credentials !== undefined) lines.push(...credentialSectionLines(s.credentials, '    '));
   }
+  pushSchedulerStatus(lines, report.scheduler);
   const failed = report.services.filter((s) => !s.ok).length;
   lines.push(failed === 0 ? `All ${report.services.length} services reachable.` : `${failed} of ${report.services.length} services failed.`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The scheduler's line, and a warning when it is stopped: which apply left it so, and how to start it. */
+function pushSchedulerStatus(lines: string[], s: SchedulerStatus | undefined): void {
+  // A running scheduler with no note is the usual case: said only in the JSON document.
+  if (s === undefined || (s.running === true && s.stoppedBy === undefined)) return;
+  if (s.running === undefined) lines.push(`  scheduler  unknown: ${s.error ?? 'could not be read'}`);
+  else lines.push(`  scheduler  ${s.running ? 'running' : 'STOPPED'}`);
+  if (s.stoppedBy !== undefined) {
+    const by = s.stoppedBy;
+    lines.push(
+      `warning: mftops apply ${by.apply} stopped the automation scheduler at ${by.stoppedAt} (pid ${by.pid} on ${by.host}) and did not start it again${s.running === true ? '; it runs now, so the note is out of date: mftops scheduler start clears it' : ''}`,
+    );
+  } else if (s.running === false) lines.push('warning: the automation scheduler is stopped: no task runs on its schedule');
+  if (s.startWith !== undefined) lines.push(`  start it with: ${s.startWith}`);
 }
 
 /** The `mftops.status` document; counts as an object keyed by identifier, in display order. */
@@ -76,6 +108,7 @@ export function renderStatusJson(report: StatusReport): string {
       counts: Object.fromEntries(s.counts.map((c) => [c.key, c.count])),
       ...withDefined({ credentials: credentials === undefined ? undefined : credentialSectionJson(credentials) }),
     })),
+    ...withDefined({ scheduler: report.scheduler }),
   });
 }
 

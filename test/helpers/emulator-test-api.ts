@@ -14,7 +14,8 @@ import type {
   TransferUser,
   TransferUserCore,
 } from '../../src/emulator/state.js';
-import { newTransferUser, nowMs } from '../../src/emulator/state.js';
+import { newTransferUser, nowMs, settleRuns } from '../../src/emulator/state.js';
+import { addRun } from '../../src/emulator/task-runs.js';
 
 /*
  * What a test does to the servers an emulator plays, named by intent: read an object as the server
@@ -210,6 +211,44 @@ export function editTaskByHand(emulator: RunningEmulator, match: TaskMatch, edit
 /** Deletes every task with this name, as the admin UI would. */
 export function deleteTaskByHand(emulator: RunningEmulator, name: string): void {
   emulator.state.automation.tasks = emulator.state.automation.tasks.filter((t) => t['Name'] !== name);
+}
+
+/**
+ * Starts a run of the task with this name or id, as the scheduler (`scheduled`) or an operator
+ * would: it lasts `seconds` of the emulator clock, else the emulator's `runSeconds`, else until
+ * stopped. Returns its nominal start.
+ */
+export function startRunByHand(emulator: RunningEmulator, match: TaskMatch, opts: { readonly scheduled?: boolean; readonly seconds?: number } = {}): string {
+  const task = found(
+    emulator.state.automation.tasks.find((t) => matchesTask(t, match)),
+    `task ${JSON.stringify(match)}`,
+  );
+  return addRun(emulator.state, task, { scheduled: opts.scheduled === true, ...(opts.seconds !== undefined ? { seconds: opts.seconds } : {}) });
+}
+
+/** Ends every run of the task with this name or id now, as if it had completed. */
+export function finishRunsByHand(emulator: RunningEmulator, match: TaskMatch): void {
+  const task = found(
+    emulator.state.automation.tasks.find((t) => matchesTask(t, match)),
+    `task ${JSON.stringify(match)}`,
+  );
+  for (const r of emulator.state.automation.runs) if (r.TaskID === String(task['ID']) && r.Status === 'Running') r.Status = 'Completed';
+}
+
+/** The names of the tasks running now on the emulator clock (a run whose time is up has completed). */
+export function readRunningTaskNames(emulator: RunningEmulator): string[] {
+  settleRuns(emulator.state);
+  return emulator.state.automation.runs.filter((r) => r.Status === 'Running').map((r) => r.TaskName);
+}
+
+/** Whether the automation scheduler is started. */
+export function readSchedulerEnabled(emulator: RunningEmulator): boolean {
+  return emulator.state.automation.schedulerEnabled;
+}
+
+/** Starts or stops the automation scheduler by hand (no request logged). */
+export function setSchedulerByHand(emulator: RunningEmulator, enabled: boolean): void {
+  emulator.state.automation.schedulerEnabled = enabled;
 }
 
 /** Edits the stored ACL of a resource group for a user group in place. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExpiry, readCredential } from '../../src/services/automation/normalize-credentials.js';
 
-// Register A-30: every plausible form of a key's or certificate's expiry, read in one place.
+// Register A-31: every plausible form of a key's or certificate's expiry, read in one place.
 
 const AT = '2026-12-07T00:00:00.000Z';
 

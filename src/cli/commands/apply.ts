@@ -8,6 +8,8 @@ import {
   renderApplySummaryText,
 } from '../../render/apply-summary.js';
 import { applyEnvironment, sortApplyArguments } from '../../app/apply.js';
+import type { ApplyOptions } from '../../app/apply.js';
+import { parseWait, RUNNING_TASKS_MODES } from '../../app/apply-clock.js';
 import { MAX_DELETES_RANGE, PARALLELISM_RANGE } from '../../app/defaults.js';
 import { wholeNumberOption } from '../../app/environment.js';
 import { ConfigError } from '../../errors.js';
@@ -34,6 +36,11 @@ export interface ApplyCommandOptions {
   readonly allowReplace: boolean;
   readonly maxDeletes: string;
   readonly parallelism: string;
+  /** `--running-tasks wait|skip|ignore`; absent (a library caller): `wait`. */
+  readonly runningTasks?: string;
+  /** `--running-wait` (`10m`). */
+  readonly runningWait?: string;
+  readonly pauseScheduler?: boolean;
 }
 
 /** What apply needs of the process beyond `CommandIo`: the terminal prompt and the signals. */
@@ -120,6 +127,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
         ...withDefined({ overrideWindow: opts.overrideWindow }),
         permissions: { allowDelete: opts.allowDelete, allowReplace: opts.allowReplace, maxDeletes },
         parallelism,
+        ...clockChoices(opts),
         ...(planFile === undefined && !opts.autoApprove
           ? {
               approve: async (plan) => {
@@ -155,6 +163,19 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
       throw new Error(`unknown apply result ${JSON.stringify(never)}`);
     }
   }
+}
+
+// ---------------------------------------------------------------------------- running tasks
+
+/** `--running-tasks`, `--running-wait` and `--pause-scheduler`, checked. */
+function clockChoices(opts: ApplyCommandOptions): Pick<ApplyOptions, 'runningTasks' | 'runningWaitMs' | 'pauseScheduler'> {
+  const mode = opts.runningTasks ?? 'wait';
+  const runningTasks = RUNNING_TASKS_MODES.find((m) => m === mode);
+  if (runningTasks === undefined) throw new ConfigError(`--running-tasks must be one of ${RUNNING_TASKS_MODES.join(', ')}, not ${JSON.stringify(mode)}`);
+  const runningWaitMs = parseWait(opts.runningWait ?? '10m');
+  if (runningWaitMs === undefined)
+    throw new ConfigError(`--running-wait must be a duration such as 90s, 10m or 1h (at most 24h), not ${JSON.stringify(opts.runningWait)}`);
+  return { runningTasks, runningWaitMs, pauseScheduler: opts.pauseScheduler === true };
 }
 
 // ------------------------------------------------------------------------------------- output

@@ -10,6 +10,8 @@ import { readAcl, readNamedObject, readSchedulerStatus, readTask, readUserGroupM
 import type { AutomationWireForms } from './normalize.js';
 import { readCredential } from './normalize-credentials.js';
 import type { Credential, CredentialKind } from '../../credentials/model.js';
+import { readRunningTask } from './running-tasks.js';
+import type { RunningTask } from './running-tasks.js';
 import type {
   AboutInfo,
   AclFilter,
@@ -53,6 +55,7 @@ export const AUTOMATION_READ_METHODS = [
   'listResourceGroupAcls',
   'getResourceGroupAcl',
   'getSchedulerStatus',
+  'listRunningTasks',
   'exportConfig',
   'auditReport',
   'listCredentials',
@@ -101,6 +104,8 @@ export interface AutomationClient {
   deleteResourceGroupAcl(id: string): Promise<void>;
 
   getSchedulerStatus(): Promise<boolean>;
+  /** GET /tasks/running: the runs going on now (those the server lists as over left out). */
+  listRunningTasks(): Promise<RunningTask[]>;
   startScheduler(): Promise<void>;
   stopScheduler(): Promise<void>;
 
@@ -110,7 +115,7 @@ export interface AutomationClient {
   importConfig(xml: Buffer | string): Promise<void>;
   /** POST /reports/audit: a read (it changes nothing, and is retried like one). */
   auditReport(query: AuditQuery): Promise<AuditRecord[]>;
-  /** GET /pgpkeys, /sshkeys or /sslcerts, every page, normalised (register A-30): public metadata only. */
+  /** GET /pgpkeys, /sshkeys or /sslcerts, every page, normalised (register A-31): public metadata only. */
   listCredentials(kind: CredentialKind): Promise<Credential[]>;
 
   /** Revoke the tokens and close the connection pool. */
@@ -275,6 +280,14 @@ class HttpAutomationClient implements AutomationClient {
   async getSchedulerStatus(): Promise<boolean> {
     const status = readSchedulerStatus(await this.#c.json('GET', '/tasks/scheduler'));
     return status ?? this.#unexpected('GET', '/tasks/scheduler', 'unrecognised scheduler status');
+  }
+
+  async listRunningTasks(): Promise<RunningTask[]> {
+    const items = await this.#c.list('/tasks/running', LIST);
+    return items.flatMap((item) => {
+      const read = readRunningTask(item) ?? this.#unexpected('GET', '/tasks/running', 'a running-task item names no task (no TaskID or TaskName)');
+      return read.ended ? [] : [read.task];
+    });
   }
 
   async startScheduler(): Promise<void> {

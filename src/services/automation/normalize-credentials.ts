@@ -1,7 +1,7 @@
 import { withDefined } from '../../with-defined.js';
 import type { Credential, CredentialExpiry, CredentialKind } from '../../credentials/model.js';
 
-// The one place the forms of a key's or certificate's expiry are read (register A-30): the
+// The one place the forms of a key's or certificate's expiry are read (register A-31): the
 // reference shows `ExpDate` (string, format not shown) on SSL certificates, no expiry on SSH keys
 // and no model at all for PGP keys.
 

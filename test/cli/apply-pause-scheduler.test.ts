@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { findSchemasDir } from '../../src/manifest/schemas.js';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { SCHEDULER_NOTE_FILE } from '../../src/apply/scheduler-note.js';
+import { startSeededEmulator } from '../integration/helpers.js';
+import { deleteTaskByHand, readSchedulerEnabled, setSchedulerByHand } from '../helpers/emulator-test-api.js';
+import { startHoldProxy } from '../helpers/hold-proxy.js';
+import { runCli } from '../helpers/run-cli.js';
+import { APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
+
+/**
+ * apply --pause-scheduler (issue 28 item 4): the scheduler is stopped for the writes and started
+ * again however apply ends; a SIGKILL leaves a recovery note that mftops status reads.
+ */
+
+const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
+const ARGS = ['apply', '--auto-approve', '--pause-scheduler', '--target', 'Task/Payroll to bank'];
+
+let emulator: RunningEmulator;
+beforeEach(async () => {
+  emulator = await startSeededEmulator();
+});
+afterEach(() => emulator.close());
+
+/** The scheduler and task writes of the run, in order. */
+function schedulerAndTaskWrites(): string[] {
+  return emulator
+    .requestLog()
+    .filter((r) => !r.isTokenCall && r.method !== 'GET' && (r.path.includes('/tasks/scheduler') || /\/tasks\/\d+$/.test(r.path)))
+    .map((r) => `${r.method} ${r.path.replace(/^\/automation\/api\/v1/, '')}`);
+}
+
+const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+addFormats.default(ajv);
+for (const file of readdirSync(findSchemasDir()).filter((f) => f.startsWith('output-') || f === 'plan.schema.json' || f === 'kinds.schema.json')) {
+  ajv.addSchema(JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as object);
+}
+
+/** The JSON document of a run, accepted by its output schema. */
+function documentOf(stdout: string, schema: string): Record<string, unknown> {
+  const doc = JSON.parse(stdout) as Record<string, unknown>;
+  const validate = ajv.getSchema(`https://mftops.dev/schemas/${schema}`)!;
+  expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+  return doc;
+}
+
+const notePath = (dir: string): string => join(dir, '.mftops/snapshots/lab', SCHEDULER_NOTE_FILE);
+
+it('stops the scheduler before the write and starts it again after a normal apply; the note is gone', async () => {
+  const dir = applyWorkdir(emulator);
+  emulator.resetRequestLog();
+  const r = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  expect(r.code, r.stderr).toBe(0);
+  expect(schedulerAndTaskWrites()).toEqual(['PUT /tasks/scheduler/stop', 'PUT /tasks/401001', 'PUT /tasks/scheduler/start']);
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(r.stdout).toContain('Scheduler: the scheduler was stopped for the writes and started again\n');
+  expect(existsSync(notePath(dir))).toBe(false);
+});
+
+it('starts the scheduler again after a failed write (exit 1 for the write, not for the scheduler)', async () => {
+  // The task write is held, the task deleted by hand meanwhile: the write is refused (404).
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const running = runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  const held = await proxy.nextHeld();
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  deleteTaskByHand(emulator, 'Payroll to bank');
+  await held.release();
+  const r = await running;
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/0 applied, 1 failed/);
+  expect(r.stdout).toContain('Scheduler: the scheduler was stopped for the writes and started again\n');
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
+});
+
+it('Ctrl-C mid-apply: the write in flight finishes, then the scheduler is started again', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const held = await proxy.nextHeld();
+  child.kill('SIGINT');
+  for (let waited = 0; !stderr.includes('Interrupted: no new write starts') && waited < 60_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  await held.release();
+  expect(await closed).toBe(1);
+  expect(stdout).toContain('Scheduler: the scheduler was stopped for the writes and started again\n');
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
+});
+
+it('leaves a scheduler that was stopped before apply stopped, and says so', async () => {
+  setSchedulerByHand(emulator, false);
+  const dir = applyWorkdir(emulator);
+  emulator.resetRequestLog();
+  const r = await runCli([...ARGS, '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+  expect(r.code, r.stderr).toBe(0);
+  expect(documentOf(r.stdout, 'output-apply.schema.json')['scheduler']).toEqual({
+    state: 'left-stopped',
+    message: 'the scheduler was already stopped before apply, and is left stopped',
+  });
+  expect(schedulerAndTaskWrites()).toEqual(['PUT /tasks/401001']);
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+});
+
+it('killed with SIGKILL mid-apply: the next status says the scheduler is stopped, which apply stopped it and how to start it', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV }, stdio: 'ignore' });
+  const closed = new Promise<number | null>((resolve) => child.on('close', (_code, signal) => resolve(signal === 'SIGKILL' ? -9 : 0)));
+  await proxy.nextHeld();
+  child.kill('SIGKILL');
+  expect(await closed).toBe(-9);
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+
+  const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
+  expect(status.code).toBe(0);
+  expect(status.stdout).toContain('  scheduler  STOPPED\n');
+  expect(status.stdout).toMatch(
+    /^warning: mftops apply \S+ stopped the automation scheduler at \d{4}-\d\d-\d\dT[\d:.]+Z \(pid \d+ on .+\) and did not start it again$/m,
+  );
+  expect(status.stdout).toContain(
+    `  start it with: mftops scheduler start --env lab (or PUT ${proxy.url}/automation/api/v1/tasks/scheduler/start as an administrator)\n`,
+  );
+  const json = documentOf((await runCli(['status', '--format', 'json'], { cwd: dir, env: APPLY_ENV })).stdout, 'output-status.schema.json');
+  expect(json['scheduler']).toMatchObject({ running: false, stoppedBy: { apply: expect.any(String) as unknown } });
+
+  // The command it names starts it and removes the note; status is quiet again.
+  const started = await runCli(['scheduler', 'start'], { cwd: dir, env: APPLY_ENV });
+  expect(started.code, started.stderr).toBe(0);
+  expect(started.stdout).toMatch(/^Started the automation scheduler of environment "lab" \(stopped by mftops apply \S+ at .+; its note is removed\)\.\n$/);
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
+  const after = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
+  expect(after.stdout).not.toMatch(/scheduler|warning/);
+});
+
+it('status warns about a scheduler stopped by hand, with no note', async () => {
+  setSchedulerByHand(emulator, false);
+  const dir = applyWorkdir(emulator);
+  const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
+  expect(status.stdout).toContain(
+    '  scheduler  STOPPED\nwarning: the automation scheduler is stopped: no task runs on its schedule\n  start it with: mftops scheduler start --env lab',
+  );
+  const started = await runCli(['scheduler', 'start', '--format', 'json'], { cwd: dir, env: APPLY_ENV });
+  expect(documentOf(started.stdout, 'output-scheduler-start.schema.json')).toEqual({
+    formatVersion: 1,
+    kind: 'mftops.scheduler.start',
+    environment: 'lab',
+    wasRunning: false,
+  });
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+});
