@@ -125,20 +125,26 @@ describe('the layers of docs/architecture.md', () => {
     expect(EDGES.filter((e) => area(e.from) === 'kinds-model' && !e.to.endsWith('.ts')).map(show)).toEqual([]);
   });
 
-  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model', 'adopt', 'schedule'])('src/%s loads no I/O, directly or through what it imports', (layer) => {
-    const offending = EDGES.filter((e) => area(e.from) === layer)
-      .map((e) => e.from)
-      .filter((f, i, all) => all.indexOf(f) === i)
-      .flatMap((f) =>
-        [...runtimeClosure(f)].filter((m) => IO.test(m) || ['services', 'app', 'cli', 'action', 'emulator'].includes(area(m))).map((m) => `${f} ⇒ ${m}`),
-      );
-    expect(offending).toEqual([]);
-  });
+  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model', 'adopt', 'schedule'])(
+    'src/%s loads no I/O, directly or through what it imports',
+    (layer) => {
+      const offending = EDGES.filter((e) => area(e.from) === layer)
+        .map((e) => e.from)
+        .filter((f, i, all) => all.indexOf(f) === i)
+        .flatMap((f) =>
+          [...runtimeClosure(f)].filter((m) => IO.test(m) || ['services', 'app', 'cli', 'action', 'emulator'].includes(area(m))).map((m) => `${f} ⇒ ${m}`),
+        );
+      expect(offending).toEqual([]);
+    },
+  );
 
-  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model', 'adopt', 'schedule'])('src/%s reads the I/O areas only through their data modules', (layer) => {
-    const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator', 'kinds-io']);
-    expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
-  });
+  it.each(['plan', 'render', 'resources', 'access', 'kinds', 'kinds-model', 'adopt', 'schedule'])(
+    'src/%s reads the I/O areas only through their data modules',
+    (layer) => {
+      const io = new Set(['services', 'live', 'apply', 'snapshot', 'drift', 'import', 'app', 'cli', 'action', 'emulator', 'kinds-io']);
+      expect(EDGES.filter((e) => area(e.from) === layer && io.has(area(e.to)) && !DATA_MODULES.has(e.to)).map(show)).toEqual([]);
+    },
+  );
 
   it('pure code imports only the pure halves of the kinds (type-only imports count)', () => {
     const pure = new Set(['plan', 'render', 'resources', 'access', 'policy', 'kinds', 'kinds-model', 'adopt', 'schedule']);
