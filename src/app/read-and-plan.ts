@@ -143,7 +143,7 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
             cwd,
             liveSpecs(checked.changes, live),
             createPolicyRunner(),
-            await readPolicyKeys(loaded.policies, input.clients.automation, live, planInput.now),
+            await readPolicyKeys(loaded.policies, input.clients.automation, live, planInput.now, cwd),
           ),
         }
       : checked;

@@ -63,7 +63,12 @@ function policyKey(c: Credential, now: Date): PolicyKey {
 
 /** Whether a policy names `keys` or `usedKeys`: only then does a plan read the keys and certificates. */
 export function policiesReadKeys(policies: readonly PolicyManifest[]): boolean {
-  return policies.some((p) =>
+  return policiesNamingKeys(policies).length > 0;
+}
+
+/** The policies with a validation that names `keys` or `usedKeys`. */
+export function policiesNamingKeys(policies: readonly PolicyManifest[]): PolicyManifest[] {
+  return policies.filter((p) =>
     p.spec.validations.some((v) => {
       const compiled = compileExpression(v.expression);
       if (!compiled.ok) return false;
