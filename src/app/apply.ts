@@ -245,10 +245,14 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
-      if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
-        return { status: 'cancelled', plan };
-      }
       window = closed.window;
+      if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan))) {
+        if (!(await options.approve(plan))) return { status: 'cancelled', plan };
+        // The answer may come long after the question: the window is judged again before any write or snapshot.
+        const again = await windowRefusal(plan, env, clients, options, ctx, closed.window);
+        if (again.refused !== undefined) return { status: 'finished', report: again.refused, plan };
+        window = again.window;
+      }
     } else {
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
@@ -331,9 +335,9 @@ interface ApplyRun {
 }
 
 /**
- * The change-window gate (issue 28), for a plan that writes: before anyone is asked, before the
- * snapshot and any write. `refused` is the report of an apply outside the windows without
- * `--override-window`.
+ * The change-window gate (issue 28), for a plan that writes: before anyone is asked, again once
+ * the plan is approved (`before`: the first verdict), before the snapshot and any write.
+ * `refused` is the report of an apply outside the windows without `--override-window`.
  */
 async function windowRefusal(
   plan: Plan,
@@ -341,12 +345,14 @@ async function windowRefusal(
   clients: OpenClients,
   options: ApplyOptions,
   ctx: AppContext,
+  before?: ApplyWindowReport,
 ): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport }> {
   if (writeChanges(plan).length === 0) return {};
   const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
   if (checked === undefined) return {};
   if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
-  if (checked.report.overrideReason !== undefined)
+  // A second judgement (after approval) warns of an override only when the first did not.
+  if (checked.report.overrideReason !== undefined && before?.overrideReason === undefined)
     ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
   return { window: checked.report };
 }

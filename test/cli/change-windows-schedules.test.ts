@@ -5,6 +5,8 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { APPLY_ENV, applyWorkdir, readLedger, writesOf } from '../apply/helpers.js';
+import { applyEnvironment } from '../../src/app/apply.js';
+import { recordingContext } from '../app/helpers.js';
 
 const ALLOW = ['--allow-delete', '--allow-replace'];
 
@@ -128,6 +130,31 @@ describe('change windows', () => {
     const ledger = readLedger(report.ledger);
     expect(ledger.map((l) => l.event).slice(0, 2)).toEqual(['start', 'window-override']);
     expect(ledger[1]).toMatchObject({ event: 'window-override', state: 'closed', reason: 'INC-4711 payroll fix' });
+  });
+});
+
+describe('the window is judged again once the apply is approved', () => {
+  it('an apply asked at Sun 03:58 (window closes 04:00) and answered yes at 04:30 is refused, nothing written, no snapshot', async () => {
+    const dir = workdirWith(WINDOWS);
+    let now = new Date('2026-12-06T03:58:00Z');
+    const ctx = { ...recordingContext(dir, APPLY_ENV), now: () => now };
+    const result = await applyEnvironment(
+      {
+        permissions: { allowDelete: true, allowReplace: true },
+        approve: async () => {
+          now = new Date('2026-12-06T04:30:00Z');
+          return true;
+        },
+      },
+      ctx,
+    );
+    expect(result.status).toBe('finished');
+    const report = (result as { report: { outcome: string; changeWindow?: { state: string; text?: string } } }).report;
+    expect(report.outcome).toBe('refused');
+    expect(report.changeWindow).toMatchObject({ state: 'closed' });
+    expect(report.changeWindow?.text).toContain('now is Sun 2026-12-06 04:30 UTC');
+    expect(writesOf(emulator)).toEqual([]);
+    expect(existsSync(join(dir, '.mftops/snapshots/lab')) ? readdirSync(join(dir, '.mftops/snapshots/lab')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
   });
 });
 
