@@ -351,6 +351,7 @@ async function windowRefusal(
   const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
   if (checked === undefined) return {};
   if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
+  if (checked.zoneNote !== undefined && before === undefined) ctx.emit({ kind: 'warning', message: `the change windows are open now; ${checked.zoneNote}` });
   // A second judgement (after approval) warns of an override only when the first did not.
   if (checked.report.overrideReason !== undefined && before?.overrideReason === undefined)
     ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });

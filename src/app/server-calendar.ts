@@ -1,12 +1,12 @@
 import type { EnvironmentSettings } from '../config/model.js';
 import { ConfigError } from '../errors.js';
+import { withDefined } from '../with-defined.js';
 import type { LiveState } from '../live/model.js';
 import type { AutomationReader } from '../live/read-live-state.js';
 import type { Plan } from '../plan/model.js';
-import { describeWindowVerdict, judgeChangeWindow } from '../schedule/change-window.js';
 import { DEFAULT_DUE_MARGIN_MINUTES } from '../schedule/model.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
-import { assemblePlanCalendar, describeMissingDateLists, indexDateLists, liveSchedules } from '../schedule/plan-calendar.js';
+import { assemblePlanCalendar, indexDateLists, judgeWindowsNow, liveSchedules } from '../schedule/plan-calendar.js';
 import { readServerZone, UTC_ZONE } from '../schedule/server-zone.js';
 import type { ServerZone } from '../schedule/server-zone.js';
 
@@ -77,15 +77,15 @@ export function checkOverrideReason(override: string | undefined): void {
 /**
  * The change-window gate of apply, before any write (and before the snapshot): undefined when the
  * environment sets no windows; else the verdict now, and the refusal's one line when apply must
- * stop. `--override-window "reason"` turns a refusal into a recorded override; an empty reason
- * is refused.
+ * stop (`zoneNote`: when open, why the server's zone is approximate). `--override-window
+ * "reason"` turns a refusal into a recorded override; an empty reason is refused.
  */
 export async function checkApplyWindow(
   env: EnvironmentSettings,
   reader: AutomationReader | undefined,
   now: Date,
   override: string | undefined,
-): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string } | undefined> {
+): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string; readonly zoneNote?: string } | undefined> {
   checkOverrideReason(override);
   const windows = env.changeWindows;
   if (windows === undefined) return undefined;
@@ -94,11 +94,8 @@ export async function checkApplyWindow(
     undefined,
     windows.freeze.some((f) => 'dateList' in f),
   );
-  const missing = missingFreezeLists(env, calendar);
-  const verdict = missing.length > 0 ? undefined : judgeChangeWindow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
-  const state = verdict?.state ?? 'frozen';
-  if (state === 'open') return { report: { state } };
-  const text = verdict !== undefined ? describeWindowVerdict(verdict, now, calendar.zone) : describeMissingDateLists(missing);
+  const { state, text = state } = judgeWindowsNow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists }, missingFreezeLists(env, calendar));
+  if (state === 'open') return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
   if (override !== undefined) return { report: { state, text, overrideReason: override.trim() } };
   return {
     report: { state, text },

@@ -6,6 +6,7 @@ import type { DayOfWeek } from '../vocabulary.js';
 import { describeWindowVerdict, judgeChangeWindow } from './change-window.js';
 import type { ChangeWindowSettings } from './model.js';
 import { findDueRun, listNextRuns } from './next-runs.js';
+import { withDefined } from '../with-defined.js';
 import type { ServerZone } from './server-zone.js';
 
 /**
@@ -96,16 +97,29 @@ export function assemblePlanCalendar(input: PlanCalendarInput): PlanCalendar | u
 }
 
 function checkWindow(input: PlanCalendarInput): PlanWindowCheck {
-  const missing = input.missingDateLists ?? [];
-  if (missing.length > 0) {
-    return { state: 'frozen', text: describeMissingDateLists(missing) };
-  }
-  const verdict = judgeChangeWindow(input.changeWindows!, input.now, { zone: input.zone, dateLists: input.dateLists });
+  return judgeWindowsNow(input.changeWindows!, input.now, { zone: input.zone, dateLists: input.dateLists }, input.missingDateLists ?? []);
+}
+
+/**
+ * The change windows at `now`, for plan and apply alike: a freeze by a missing date list, or a
+ * zone the server did not give (`unknown`, taken as UTC), is not guessed open; the note of an
+ * approximate zone ends the text.
+ */
+export function judgeWindowsNow(
+  windows: ChangeWindowSettings,
+  now: Date,
+  context: { readonly zone: ServerZone; readonly dateLists: ReadonlyMap<string, ReadonlySet<string>> },
+  missing: readonly string[],
+): PlanWindowCheck {
+  if (missing.length > 0) return { state: 'frozen', text: describeMissingDateLists(missing) };
+  if (context.zone.source === 'unknown') return { state: 'closed', text: `the change windows cannot be judged: ${context.zone.note ?? 'no time zone'}` };
+  const verdict = judgeChangeWindow(windows, now, context);
   if (verdict.state === 'open') return { state: 'open' };
+  const note = context.zone.note !== undefined ? `; ${context.zone.note}` : '';
   return {
     state: verdict.state,
-    text: describeWindowVerdict(verdict, input.now, input.zone),
-    ...(verdict.next !== undefined ? { next: new Date(verdict.next).toISOString() } : {}),
+    text: `${describeWindowVerdict(verdict, now, context.zone)}${note}`,
+    ...withDefined({ next: verdict.next !== undefined ? new Date(verdict.next).toISOString() : undefined }),
   };
 }
 

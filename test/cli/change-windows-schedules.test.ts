@@ -158,6 +158,31 @@ describe('the window is judged again once the apply is approved', () => {
   });
 });
 
+describe('an approximate server zone and the change windows', () => {
+  it('automation.timeZone=bias (DST unknown): at Sun 04:30 summer time, outside Sat/Sun 22:00–04:00, plan says refused and apply writes nothing, both naming the approximation', async () => {
+    const other = await startSeededEmulator({ variants: { 'automation.timeZone': 'bias' } });
+    try {
+      const dir = applyWorkdir(other);
+      const file = join(dir, 'mftops.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^snapshots:/m, `${WINDOWS.join('\n')}\nsnapshots:`));
+      const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-07-05T02:30:00Z' };
+      const plan = await runCli(['plan', '--no-color'], { cwd: dir, env });
+      expect(plan.stdout).toContain('Change windows: apply would be refused now: outside the allowed change windows');
+      expect(plan.stdout).toMatch(/Change windows: apply would be refused now: .*is not known to mftops/);
+      const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Apply refused; nothing was written:');
+      expect(r.stdout).toContain('is not known to mftops');
+      expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+      const saved = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env });
+      expect([saved.code, saved.stdout]).toEqual([1, expect.stringContaining('is not known to mftops')]);
+      expect(writesOf(other)).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("the server's time zone (register A-30)", () => {
   it.each([
     ['windows', 'W. Europe Standard Time', ''],
