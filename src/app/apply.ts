@@ -348,8 +348,13 @@ async function windowRefusal(
   before?: ApplyWindowReport,
 ): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport }> {
   if (writeChanges(plan).length === 0) return {};
-  const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
-  if (checked === undefined) return {};
+  const now = (ctx.now ?? readClock(ctx.env))();
+  const found = await checkApplyWindow(env, clients.readers.automation, now, options.overrideWindow);
+  if (found === undefined) return {};
+  const pinned = ctx.env['MFTOPS_NOW'] !== undefined && ctx.env['MFTOPS_NOW'] !== '' ? now.toISOString() : undefined;
+  const checked = { ...found, report: { ...found.report, ...withDefined({ pinnedClock: pinned }) } };
+  if (pinned !== undefined && before === undefined)
+    ctx.emit({ kind: 'warning', message: `the change windows are judged at MFTOPS_NOW=${ctx.env['MFTOPS_NOW'] ?? ''}, not the real time` });
   if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
   if (checked.zoneNote !== undefined && before === undefined) ctx.emit({ kind: 'warning', message: `the change windows are open now; ${checked.zoneNote}` });
   // A second judgement (after approval) warns of an override only when the first did not.
@@ -381,7 +386,7 @@ async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promis
     parallelism: r.parallelism,
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
-    ...(r.window?.overrideReason !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
+    ...(r.window?.overrideReason !== undefined || r.window?.pinnedClock !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;

@@ -133,6 +133,21 @@ describe('change windows', () => {
   });
 });
 
+describe('a pinned clock (MFTOPS_NOW) judging the window is said and recorded', () => {
+  it('apply inside a window by MFTOPS_NOW warns, and records the pinned time in the ledger and the JSON report', async () => {
+    const dir = workdirWith(WINDOWS);
+    const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-12-05T23:00:00Z' };
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the change windows are judged at MFTOPS_NOW=2026-12-05T23:00:00Z, not the real time');
+    const report = JSON.parse(r.stdout) as { outcome: string; ledger: string; changeWindow: unknown };
+    expect(report.changeWindow).toEqual({ state: 'open', pinnedClock: '2026-12-05T23:00:00.000Z' });
+    const ledger = readLedger(report.ledger);
+    expect(ledger.map((l) => l.event).slice(0, 2)).toEqual(['start', 'window-clock']);
+    expect(ledger[1]).toMatchObject({ event: 'window-clock', at: '2026-12-05T23:00:00.000Z' });
+  });
+});
+
 describe('the window is judged again once the apply is approved', () => {
   it('an apply asked at Sun 03:58 (window closes 04:00) and answered yes at 04:30 is refused, nothing written, no snapshot', async () => {
     const dir = workdirWith(WINDOWS);
