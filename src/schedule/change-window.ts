@@ -15,7 +15,7 @@ export interface WindowVerdict {
   readonly freeze?: FreezePeriod;
   /** Epoch ms of the next open instant, when not open. */
   readonly next?: number;
-  /** Epoch ms the next open window closes (absent: it stays open, or no allowed window is set). */
+  /** Epoch ms the next open window closes, or a freeze starts in it (absent: it stays open, or no allowed window is set). */
   readonly nextCloses?: number;
   /** The zone it was judged closed in, when not the one given (the daylight offset of a `bias` zone). */
   readonly zone?: ServerZone;
@@ -52,7 +52,7 @@ function judgeAtOffset(settings: ChangeWindowSettings, at: Date, context: Window
   const freeze = freezeAt(settings, t, context);
   if (freeze === undefined && inAllowedWindow(settings, t, context.zone)) return { state: 'open' };
   const next = nextOpenInstant(settings, t, context);
-  const closes = next !== undefined ? windowEndAfter(settings, next, context.zone) : undefined;
+  const closes = next !== undefined ? freezeStartBefore(settings, next, windowEndAfter(settings, next, context.zone), context) : undefined;
   return {
     state: freeze !== undefined ? 'frozen' : 'closed',
     ...(freeze !== undefined ? { freeze } : {}),
@@ -120,6 +120,18 @@ function windowEndAfter(settings: ChangeWindowSettings, t: number, zone: ServerZ
       .map(([, e]) => e),
   );
   return ends.length > 0 ? Math.max(...ends) : undefined;
+}
+
+/** `end`, or the local midnight a freeze starts at between `t` and `end`, whichever comes first. */
+function freezeStartBefore(settings: ChangeWindowSettings, t: number, end: number | undefined, context: WindowContext): number | undefined {
+  if (end === undefined) return undefined;
+  const today = localTimeOf(t, context.zone);
+  for (let d = 1; ; d++) {
+    const day = addDays(today, d);
+    const midnight = instantOf(day.year, day.month, day.day, 0, context.zone);
+    if (midnight >= end) return end;
+    if (freezeAt(settings, midnight, context) !== undefined) return midnight;
+  }
 }
 
 function weekdayOf(day: { year: number; month: number; day: number }): (typeof WEEK_DAYS)[number] {

@@ -57,4 +57,13 @@ describe('judgeChangeWindow', () => {
     // 01:30 UTC: 02:30 and 03:30, open at both.
     expect(judgeChangeWindow(weekendNights, new Date('2026-07-05T01:30:00Z'), { zone: cet }).state).toBe('open');
   });
+
+  it('the next window closes at the start of a freeze that comes before its end', () => {
+    const nights: ChangeWindowSettings = {
+      allow: [{ days: [], from: 20 * 60, to: 6 * 60, where: 'mftops.yaml:5:9' }],
+      freeze: [{ from: '2026-12-25', to: '2026-12-25', reason: 'christmas', where: 'mftops.yaml:7:9' }],
+    };
+    const verdict = judgeChangeWindow(nights, new Date('2026-12-24T10:00:00Z'), { zone: UTC_ZONE });
+    expect([iso(verdict.next), iso(verdict.nextCloses)]).toEqual(['2026-12-24T20:00:00.000Z', '2026-12-25T00:00:00.000Z']);
+  });
 });
