@@ -245,10 +245,14 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
-      if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan)) && !(await options.approve(plan))) {
-        return { status: 'cancelled', plan };
-      }
       window = closed.window;
+      if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan))) {
+        if (!(await options.approve(plan))) return { status: 'cancelled', plan };
+        // The answer may come long after the question: the window is judged again before any write or snapshot.
+        const again = await windowRefusal(plan, env, clients, options, ctx, closed.window);
+        if (again.refused !== undefined) return { status: 'finished', report: again.refused, plan };
+        window = again.window;
+      }
     } else {
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
@@ -331,9 +335,9 @@ interface ApplyRun {
 }
 
 /**
- * The change-window gate (issue 28), for a plan that writes: before anyone is asked, before the
- * snapshot and any write. `refused` is the report of an apply outside the windows without
- * `--override-window`.
+ * The change-window gate (issue 28), for a plan that writes: before anyone is asked, again once
+ * the plan is approved (`before`: the first verdict), before the snapshot and any write.
+ * `refused` is the report of an apply outside the windows without `--override-window`.
  */
 async function windowRefusal(
   plan: Plan,
@@ -341,12 +345,20 @@ async function windowRefusal(
   clients: OpenClients,
   options: ApplyOptions,
   ctx: AppContext,
+  before?: ApplyWindowReport,
 ): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport }> {
   if (writeChanges(plan).length === 0) return {};
-  const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
-  if (checked === undefined) return {};
+  const now = (ctx.now ?? readClock(ctx.env))();
+  const found = await checkApplyWindow(env, clients.readers.automation, now, options.overrideWindow);
+  if (found === undefined) return {};
+  const pinned = ctx.env['MFTOPS_NOW'] !== undefined && ctx.env['MFTOPS_NOW'] !== '' ? now.toISOString() : undefined;
+  const checked = { ...found, report: { ...found.report, ...withDefined({ pinnedClock: pinned }) } };
+  if (pinned !== undefined && before === undefined)
+    ctx.emit({ kind: 'warning', message: `the change windows are judged at MFTOPS_NOW=${ctx.env['MFTOPS_NOW'] ?? ''}, not the real time` });
   if (checked.refusal !== undefined) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
-  if (checked.report.overrideReason !== undefined)
+  if (checked.zoneNote !== undefined && before === undefined) ctx.emit({ kind: 'warning', message: `the change windows are open now; ${checked.zoneNote}` });
+  // A second judgement (after approval) warns of an override only when the first did not.
+  if (checked.report.overrideReason !== undefined && before?.overrideReason === undefined)
     ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
   return { window: checked.report };
 }
@@ -374,7 +386,7 @@ async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promis
     parallelism: r.parallelism,
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
-    ...(r.window?.overrideReason !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
+    ...(r.window?.overrideReason !== undefined || r.window?.pinnedClock !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;

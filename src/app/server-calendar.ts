@@ -1,12 +1,13 @@
 import type { EnvironmentSettings } from '../config/model.js';
 import { ConfigError } from '../errors.js';
+import { isRecord } from '../is-record.js';
+import { withDefined } from '../with-defined.js';
 import type { LiveState } from '../live/model.js';
 import type { AutomationReader } from '../live/read-live-state.js';
 import type { Plan } from '../plan/model.js';
-import { describeWindowVerdict, judgeChangeWindow } from '../schedule/change-window.js';
 import { DEFAULT_DUE_MARGIN_MINUTES } from '../schedule/model.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
-import { assemblePlanCalendar, describeMissingDateLists, indexDateLists, liveSchedules } from '../schedule/plan-calendar.js';
+import { assemblePlanCalendar, indexDateLists, judgeWindowsNow, liveSchedules } from '../schedule/plan-calendar.js';
 import { readServerZone, UTC_ZONE } from '../schedule/server-zone.js';
 import type { ServerZone } from '../schedule/server-zone.js';
 
@@ -15,24 +16,49 @@ interface ServerCalendar {
   readonly zone: ServerZone;
   readonly dateLists: ReadonlyMap<string, ReadonlySet<string>>;
   readonly namesById: ReadonlyMap<string, string>;
+  /** Lower-case names of the lists with an entry whose date cannot be read. */
+  readonly unreadable: ReadonlySet<string>;
 }
 
 /**
  * Read the zone (`/info`) and, when `needDateLists`, the date lists; what the plan's live read
- * already holds is not read again. No automation service: UTC and no date lists.
+ * already holds is not read again. A freeze's list (`freezeLists`) that the list answer gives
+ * without entries (a summary) is read by id. No automation service: UTC and no date lists.
  */
-async function readServerCalendar(reader: AutomationReader | undefined, live: LiveState | undefined, needDateLists: boolean): Promise<ServerCalendar> {
-  if (reader === undefined) return { zone: UTC_ZONE, dateLists: new Map(), namesById: new Map() };
+async function readServerCalendar(
+  reader: AutomationReader | undefined,
+  live: LiveState | undefined,
+  needDateLists: boolean,
+  freezeLists: readonly string[] = [],
+): Promise<ServerCalendar> {
+  if (reader === undefined) return { zone: UTC_ZONE, dateLists: new Map(), namesById: new Map(), unreadable: new Set() };
   const info = live?.automation?.info ?? (await reader.info());
   const known = live?.automation?.dateLists?.items;
-  const lists = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const listed: readonly unknown[] = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const summaries = indexDateLists(listed).withoutEntries;
+  const ids = new Set(freezeLists.flatMap((name) => summaries.get(name.toLowerCase()) ?? []));
+  const lists = await Promise.all(
+    listed.map((l) => (isRecord(l) && l.ID !== undefined && ids.has(String(l.ID)) ? reader.getDateList(String(l.ID)) : Promise.resolve(l))),
+  );
   const index = indexDateLists(lists);
-  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById };
+  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById, unreadable: index.unreadable };
 }
 
 /** The freeze date lists of `changeWindows` that the server does not have. */
 function missingFreezeLists(env: EnvironmentSettings, calendar: ServerCalendar): string[] {
-  return (env.changeWindows?.freeze ?? []).flatMap((f) => ('dateList' in f && !calendar.dateLists.has(f.dateList.toLowerCase()) ? [f.dateList] : []));
+  return freezeListNames(env).filter((name) => !calendar.dateLists.has(name.toLowerCase()));
+}
+
+/** The freeze date lists of `changeWindows` the server has, whose dates cannot be read: none readable, or one that is not. */
+function unreadableFreezeLists(env: EnvironmentSettings, calendar: ServerCalendar): string[] {
+  return freezeListNames(env).filter((name) => {
+    const dates = calendar.dateLists.get(name.toLowerCase());
+    return dates !== undefined && (dates.size === 0 || calendar.unreadable.has(name.toLowerCase()));
+  });
+}
+
+function freezeListNames(env: EnvironmentSettings): string[] {
+  return (env.changeWindows?.freeze ?? []).flatMap((f) => ('dateList' in f ? [f.dateList] : []));
 }
 
 /**
@@ -54,7 +80,7 @@ export async function addPlanCalendar(
   const needDateLists =
     (windows?.freeze ?? []).some((f) => 'dateList' in f) ||
     written.some((c) => liveSchedules(liveTasks.get(c.liveId!), new Map()).some((s) => (s.DateListRef ?? []).length > 0));
-  const calendar = await readServerCalendar(input.reader, live, needDateLists);
+  const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
   const assembled = assemblePlanCalendar({
     changes: written,
     liveTasks,
@@ -63,7 +89,9 @@ export async function addPlanCalendar(
     zone: calendar.zone,
     now: input.now,
     dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
-    ...(windows !== undefined ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar) } : {}),
+    ...(windows !== undefined
+      ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) }
+      : {}),
   });
   return assembled === undefined ? plan : { ...plan, calendar: assembled };
 }
@@ -77,15 +105,15 @@ export function checkOverrideReason(override: string | undefined): void {
 /**
  * The change-window gate of apply, before any write (and before the snapshot): undefined when the
  * environment sets no windows; else the verdict now, and the refusal's one line when apply must
- * stop. `--override-window "reason"` turns a refusal into a recorded override; an empty reason
- * is refused.
+ * stop (`zoneNote`: when open, why the server's zone is approximate). `--override-window
+ * "reason"` turns a refusal into a recorded override; an empty reason is refused.
  */
 export async function checkApplyWindow(
   env: EnvironmentSettings,
   reader: AutomationReader | undefined,
   now: Date,
   override: string | undefined,
-): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string } | undefined> {
+): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string; readonly zoneNote?: string } | undefined> {
   checkOverrideReason(override);
   const windows = env.changeWindows;
   if (windows === undefined) return undefined;
@@ -93,12 +121,16 @@ export async function checkApplyWindow(
     reader,
     undefined,
     windows.freeze.some((f) => 'dateList' in f),
+    freezeListNames(env),
   );
-  const missing = missingFreezeLists(env, calendar);
-  const verdict = missing.length > 0 ? undefined : judgeChangeWindow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
-  const state = verdict?.state ?? 'frozen';
-  if (state === 'open') return { report: { state } };
-  const text = verdict !== undefined ? describeWindowVerdict(verdict, now, calendar.zone) : describeMissingDateLists(missing);
+  const { state, text = state } = judgeWindowsNow(
+    windows,
+    now,
+    { zone: calendar.zone, dateLists: calendar.dateLists },
+    missingFreezeLists(env, calendar),
+    unreadableFreezeLists(env, calendar),
+  );
+  if (state === 'open') return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
   if (override !== undefined) return { report: { state, text, overrideReason: override.trim() } };
   return {
     report: { state, text },

@@ -49,6 +49,11 @@ export type LedgerEntry =
       readonly reason: string;
       /** Why the windows were closed, and when the next one opens. */
       readonly window: string;
+    }
+  | {
+      /** The change windows were judged at `MFTOPS_NOW`, not the real time (issue 28). */
+      readonly event: 'window-clock';
+      readonly at: string;
     };
 
 export interface LedgerWriter {

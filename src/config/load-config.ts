@@ -315,6 +315,7 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
     }
     case 'anyOf':
     case 'oneOf': {
+      if (path[2] === 'changeWindows' && path[3] === 'freeze') return problem('MF504', freezeKeysText(e.data));
       // Alternatives that each require a key (an environment's services): "one of these keys".
       const keys = ((e.parentSchema?.[e.keyword] ?? []) as { required?: string[] }[]).flatMap((alternative) => alternative.required ?? []);
       return problem('MF504', `needs at least one of ${keys.map((k) => `\`${k}\``).join(', ')}`);
@@ -363,6 +364,14 @@ function describeProblem({ error: e, path, at }: SchemaProblem): Diagnostic {
 }
 
 /** What a `changeWindows`/`schedule` value that does not match its pattern must be. */
+/** What a freeze (`changeWindows.freeze[]`) lacks or has too much of: `from` and `to`, or `dateList`. */
+function freezeKeysText(data: unknown): string {
+  const has = (key: string): boolean => isRecord(data) && data[key] !== undefined;
+  if ((has('from') || has('to')) && has('dateList')) return '`from`/`to` and `dateList` cannot be given together';
+  if (has('from') !== has('to')) return `missing \`${has('from') ? 'to' : 'from'}\``;
+  return 'needs `from` and `to`, or `dateList`';
+}
+
 function calendarPatternText(pattern: string): string {
   if (pattern.includes('[mh]')) return 'must be minutes, or a duration such as 15m or 2h';
   if (pattern.includes('24:00')) return 'must be a time written HH:mm (00:00 to 24:00)';

@@ -15,7 +15,8 @@ import { escapeControl, escapeMd } from './text.js';
 export function changeWindowSentence(calendar: PlanCalendar | undefined): string | undefined {
   const w = calendar?.changeWindow;
   if (w === undefined) return undefined;
-  if (w.state === 'open') return 'Change windows: open now; apply would not be refused.';
+  const note = calendar?.zone.note;
+  if (w.state === 'open') return `Change windows: open now; apply would not be refused${note !== undefined ? ` (${note})` : ''}.`;
   return `Change windows: apply would be refused now: ${w.text ?? w.state}. To apply anyway: mftops apply --override-window "reason".`;
 }
 

@@ -15,8 +15,10 @@ export interface WindowVerdict {
   readonly freeze?: FreezePeriod;
   /** Epoch ms of the next open instant, when not open. */
   readonly next?: number;
-  /** Epoch ms the next open window closes (absent: it stays open, or no allowed window is set). */
+  /** Epoch ms the next open window closes, or a freeze starts in it (absent: it stays open, or no allowed window is set). */
   readonly nextCloses?: number;
+  /** The zone it was judged closed in, when not the one given (the daylight offset of a `bias` zone). */
+  readonly zone?: ServerZone;
 }
 
 export interface WindowContext {
@@ -29,13 +31,28 @@ const DAY_MS = 86_400_000;
 /** How far ahead the next window is looked for. */
 const HORIZON_DAYS = 400;
 
-/** The verdict at `at`. */
+/**
+ * The verdict at `at`. A zone known only by its bias, with a daylight bias (`daylightBiasMinutes`),
+ * is judged at both offsets: open only when open at both, else the verdict of an offset it is not
+ * open at.
+ */
 export function judgeChangeWindow(settings: ChangeWindowSettings, at: Date, context: WindowContext): WindowVerdict {
+  const daylight = context.zone.daylightBiasMinutes;
+  const standard = judgeAtOffset(settings, at, context);
+  if (daylight === undefined || context.zone.iana !== undefined) return standard;
+  const zone: ServerZone = { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight };
+  const summer = judgeAtOffset(settings, at, { ...context, zone });
+  if (summer.state === 'open') return standard;
+  if (standard.state !== 'open' && (summer.next === undefined || (standard.next !== undefined && standard.next >= summer.next))) return standard;
+  return { ...summer, zone };
+}
+
+function judgeAtOffset(settings: ChangeWindowSettings, at: Date, context: WindowContext): WindowVerdict {
   const t = at.getTime();
   const freeze = freezeAt(settings, t, context);
   if (freeze === undefined && inAllowedWindow(settings, t, context.zone)) return { state: 'open' };
   const next = nextOpenInstant(settings, t, context);
-  const closes = next !== undefined ? windowEndAfter(settings, next, context.zone) : undefined;
+  const closes = next !== undefined ? freezeStartBefore(settings, next, windowEndAfter(settings, next, context.zone), context) : undefined;
   return {
     state: freeze !== undefined ? 'frozen' : 'closed',
     ...(freeze !== undefined ? { freeze } : {}),
@@ -105,6 +122,18 @@ function windowEndAfter(settings: ChangeWindowSettings, t: number, zone: ServerZ
   return ends.length > 0 ? Math.max(...ends) : undefined;
 }
 
+/** `end`, or the local midnight a freeze starts at between `t` and `end`, whichever comes first. */
+function freezeStartBefore(settings: ChangeWindowSettings, t: number, end: number | undefined, context: WindowContext): number | undefined {
+  if (end === undefined) return undefined;
+  const today = localTimeOf(t, context.zone);
+  for (let d = 1; ; d++) {
+    const day = addDays(today, d);
+    const midnight = instantOf(day.year, day.month, day.day, 0, context.zone);
+    if (midnight >= end) return end;
+    if (freezeAt(settings, midnight, context) !== undefined) return midnight;
+  }
+}
+
 function weekdayOf(day: { year: number; month: number; day: number }): (typeof WEEK_DAYS)[number] {
   return WEEK_DAYS[(new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay() + 6) % 7]!;
 }
@@ -143,7 +172,8 @@ export function hhmm(minutes: number): string {
  * The one line apply refuses with, and plan warns with: why now is not open and when it next is.
  * `environment` names it; the times are in the server's zone and UTC.
  */
-export function describeWindowVerdict(verdict: WindowVerdict, now: Date, zone: ServerZone): string {
+export function describeWindowVerdict(verdict: WindowVerdict, now: Date, given: ServerZone): string {
+  const zone = verdict.zone ?? given;
   const when = `now is ${describeInstant(now.getTime(), zone)}`;
   const why =
     verdict.state === 'frozen' && verdict.freeze !== undefined ? `inside the freeze ${describeFreeze(verdict.freeze)}` : 'outside the allowed change windows';

@@ -50,4 +50,6 @@ export interface ApplyWindowReport {
   /** When not open: why, and the next window (server zone and UTC). */
   readonly text?: string;
   readonly overrideReason?: string;
+  /** The instant the windows were judged at when `MFTOPS_NOW` pinned the clock (not the real time). */
+  readonly pinnedClock?: string;
 }

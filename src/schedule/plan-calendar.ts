@@ -6,6 +6,7 @@ import type { DayOfWeek } from '../vocabulary.js';
 import { describeWindowVerdict, judgeChangeWindow } from './change-window.js';
 import type { ChangeWindowSettings } from './model.js';
 import { findDueRun, listNextRuns } from './next-runs.js';
+import { withDefined } from '../with-defined.js';
 import type { ServerZone } from './server-zone.js';
 
 /**
@@ -63,6 +64,8 @@ export interface PlanCalendarInput {
   readonly changeWindows?: ChangeWindowSettings;
   /** Freeze date lists named in `changeWindows` that the server does not have. */
   readonly missingDateLists?: readonly string[];
+  /** Freeze date lists whose dates cannot be read (`describeUnreadableDateLists`). */
+  readonly unreadableDateLists?: readonly string[];
 }
 
 /** The calendar of a plan; undefined when there is nothing to say. */
@@ -96,17 +99,46 @@ export function assemblePlanCalendar(input: PlanCalendarInput): PlanCalendar | u
 }
 
 function checkWindow(input: PlanCalendarInput): PlanWindowCheck {
-  const missing = input.missingDateLists ?? [];
-  if (missing.length > 0) {
-    return { state: 'frozen', text: describeMissingDateLists(missing) };
-  }
-  const verdict = judgeChangeWindow(input.changeWindows!, input.now, { zone: input.zone, dateLists: input.dateLists });
+  return judgeWindowsNow(
+    input.changeWindows!,
+    input.now,
+    { zone: input.zone, dateLists: input.dateLists },
+    input.missingDateLists ?? [],
+    input.unreadableDateLists ?? [],
+  );
+}
+
+/**
+ * The change windows at `now`, for plan and apply alike: a freeze by a missing date list, or a
+ * zone the server did not give (`unknown`, taken as UTC), is not guessed open; the note of an
+ * approximate zone ends the text.
+ */
+export function judgeWindowsNow(
+  windows: ChangeWindowSettings,
+  now: Date,
+  context: { readonly zone: ServerZone; readonly dateLists: ReadonlyMap<string, ReadonlySet<string>> },
+  missing: readonly string[],
+  unreadable: readonly string[] = [],
+): PlanWindowCheck {
+  const lists = [
+    ...(missing.length > 0 ? [describeMissingDateLists(missing)] : []),
+    ...(unreadable.length > 0 ? [describeUnreadableDateLists(unreadable)] : []),
+  ];
+  if (lists.length > 0) return { state: 'frozen', text: lists.join('; ') };
+  if (context.zone.source === 'unknown') return { state: 'closed', text: `the change windows cannot be judged: ${context.zone.note ?? 'no time zone'}` };
+  const verdict = judgeChangeWindow(windows, now, context);
   if (verdict.state === 'open') return { state: 'open' };
+  const note = context.zone.note !== undefined ? `; ${context.zone.note}` : '';
   return {
     state: verdict.state,
-    text: describeWindowVerdict(verdict, input.now, input.zone),
-    ...(verdict.next !== undefined ? { next: new Date(verdict.next).toISOString() } : {}),
+    text: `${describeWindowVerdict(verdict, now, context.zone)}${note}`,
+    ...withDefined({ next: verdict.next !== undefined ? new Date(verdict.next).toISOString() : undefined }),
   };
+}
+
+/** A freeze by a date list whose dates cannot be read (none readable, or one that is not) is not guessed open. */
+export function describeUnreadableDateLists(names: readonly string[]): string {
+  return `changeWindows.freeze names the date ${names.length === 1 ? 'list' : 'lists'} ${names.map((n) => JSON.stringify(n)).join(', ')}, whose dates cannot be read (none readable, or one in a form other than yyyy-mm-dd, an ISO instant or M/d/yyyy): the freeze cannot be checked`;
 }
 
 /** A freeze by a date list the server does not have is not guessed open. */
@@ -144,20 +176,49 @@ export function liveSchedules(task: unknown, dateListNames: ReadonlyMap<string, 
   });
 }
 
-/** Date lists as the server answers them (`Entries` of `{Date: yyyy-mm-dd}` and `{C}`), by lower-case name. */
-export function indexDateLists(lists: readonly unknown[]): { byName: Map<string, Set<string>>; namesById: Map<string, string> } {
+/**
+ * Date lists as the server answers them (`Entries` of `{Date}` and `{C}`), by lower-case name;
+ * the one reader of their dates, for next runs and freezes alike (`readListDate`). `withoutEntries`:
+ * the ids of the lists the answer gave no entries for (maybe a summary: read the list by id); `unreadable`: the
+ * lists with an entry whose date cannot be read.
+ */
+export function indexDateLists(lists: readonly unknown[]): {
+  byName: Map<string, Set<string>>;
+  namesById: Map<string, string>;
+  withoutEntries: Map<string, string>;
+  unreadable: Set<string>;
+} {
   const byName = new Map<string, Set<string>>();
   const namesById = new Map<string, string>();
+  const withoutEntries = new Map<string, string>();
+  const unreadable = new Set<string>();
   for (const list of lists) {
     if (!isRecord(list) || typeof list.Name !== 'string') continue;
+    const name = list.Name.toLowerCase();
     if (list.ID !== undefined) namesById.set(String(list.ID), list.Name);
-    const entries = Array.isArray(list.Entries) ? list.Entries : isRecord(list.Entries) ? [list.Entries] : [];
+    const entries = Array.isArray(list.Entries) ? list.Entries : list.Entries !== undefined ? [list.Entries] : [];
+    if (entries.length === 0 && list.ID !== undefined) withoutEntries.set(name, String(list.ID));
     const dates = new Set<string>();
     for (const e of entries) {
-      const text = isRecord(e) && typeof e.Date === 'string' ? e.Date.trim().slice(0, 10) : undefined;
-      if (text !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(text)) dates.add(text);
+      if (isRecord(e) && e.Date === undefined && e.C !== undefined) continue;
+      const date = readListDate(isRecord(e) ? e.Date : e);
+      if (date !== undefined) dates.add(date);
+      else unreadable.add(name);
     }
-    byName.set(list.Name.toLowerCase(), dates);
+    byName.set(name, dates);
   }
-  return { byName, namesById };
+  return { byName, namesById, withoutEntries, unreadable };
+}
+
+/** A date list entry's date as `yyyy-mm-dd`: from `yyyy-mm-dd`, an ISO instant (its date as written) or `M/d/yyyy`. */
+export function readListDate(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
+  const [year, month, day] = iso !== null ? [iso[1], iso[2], iso[3]] : us !== null ? [us[3], us[1], us[2]] : [];
+  if (year === undefined || month === undefined || day === undefined) return undefined;
+  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (d.getUTCFullYear() !== Number(year) || d.getUTCMonth() + 1 !== Number(month) || d.getUTCDate() !== Number(day)) return undefined;
+  return `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
 }

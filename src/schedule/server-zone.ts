@@ -1,4 +1,5 @@
 import { isRecord } from '../is-record.js';
+import { withDefined } from '../with-defined.js';
 
 /**
  * The automation server's time zone, read from `/info`'s `serverTimezoneInfo` (A §2.4:
@@ -22,6 +23,11 @@ export interface ServerZone {
   readonly source: 'iana' | 'windows' | 'bias' | 'unknown';
   /** Why the zone is approximate, for the plan and apply to say. */
   readonly note?: string;
+  /**
+   * For `bias`: the server's non-zero `daylightBias` (minutes added to the bias in summer). When
+   * it is kept is unknown, so a change window is open only when open at both offsets.
+   */
+  readonly daylightBiasMinutes?: number;
 }
 
 /** The common Windows zone names (CLDR windowsZones, territory 001), their daylight names too. */
@@ -80,10 +86,12 @@ export function readServerZone(info: unknown): ServerZone {
   if (mapped !== undefined) return { iana: mapped, biasMinutes: bias ?? 0, label: name, source: 'windows' };
   if (bias !== undefined) {
     const label = name !== '' ? name : formatOffset(-bias);
+    const daylight = readMinutes(tz.daylightBias);
     return {
       biasMinutes: bias,
       label,
       source: 'bias',
+      ...withDefined({ daylightBiasMinutes: daylight !== 0 ? daylight : undefined }),
       note: `the server's time zone ${JSON.stringify(name)} is not known to mftops: times use its fixed offset ${formatOffset(-bias)}, without daylight saving`,
     };
   }

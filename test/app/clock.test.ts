@@ -23,4 +23,14 @@ describe('readClock', () => {
     expect(isMftopsError(caught)).toBe(true);
     expect(String((caught as Error).message)).toBe('MFTOPS_NOW is not an ISO instant: "tomorrow"');
   });
+
+  it.each(['2026-11-28T01:55:00', '2026-11-28', '2026-11-28 01:55'])("refuses %s: without Z or an offset it would be read in the runner's zone", (value) => {
+    expect(() => readClock({ MFTOPS_NOW: value })).toThrow(
+      `MFTOPS_NOW has no Z or offset, so it would be read in this machine's zone: ${JSON.stringify(value)}`,
+    );
+  });
+
+  it('accepts an explicit offset', () => {
+    expect(readClock({ MFTOPS_NOW: '2026-11-28T02:55:00+01:00' })().toISOString()).toBe('2026-11-28T01:55:00.000Z');
+  });
 });

@@ -5,6 +5,8 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { APPLY_ENV, applyWorkdir, readLedger, writesOf } from '../apply/helpers.js';
+import { applyEnvironment } from '../../src/app/apply.js';
+import { recordingContext } from '../app/helpers.js';
 
 const ALLOW = ['--allow-delete', '--allow-replace'];
 
@@ -128,6 +130,71 @@ describe('change windows', () => {
     const ledger = readLedger(report.ledger);
     expect(ledger.map((l) => l.event).slice(0, 2)).toEqual(['start', 'window-override']);
     expect(ledger[1]).toMatchObject({ event: 'window-override', state: 'closed', reason: 'INC-4711 payroll fix' });
+  });
+});
+
+describe('a pinned clock (MFTOPS_NOW) judging the window is said and recorded', () => {
+  it('apply inside a window by MFTOPS_NOW warns, and records the pinned time in the ledger and the JSON report', async () => {
+    const dir = workdirWith(WINDOWS);
+    const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-12-05T23:00:00Z' };
+    const r = await runCli(['apply', '--auto-approve', ...ALLOW, '--format', 'json'], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the change windows are judged at MFTOPS_NOW=2026-12-05T23:00:00Z, not the real time');
+    const report = JSON.parse(r.stdout) as { outcome: string; ledger: string; changeWindow: unknown };
+    expect(report.changeWindow).toEqual({ state: 'open', pinnedClock: '2026-12-05T23:00:00.000Z' });
+    const ledger = readLedger(report.ledger);
+    expect(ledger.map((l) => l.event).slice(0, 2)).toEqual(['start', 'window-clock']);
+    expect(ledger[1]).toMatchObject({ event: 'window-clock', at: '2026-12-05T23:00:00.000Z' });
+  });
+});
+
+describe('the window is judged again once the apply is approved', () => {
+  it('an apply asked at Sun 03:58 (window closes 04:00) and answered yes at 04:30 is refused, nothing written, no snapshot', async () => {
+    const dir = workdirWith(WINDOWS);
+    let now = new Date('2026-12-06T03:58:00Z');
+    const ctx = { ...recordingContext(dir, APPLY_ENV), now: () => now };
+    const result = await applyEnvironment(
+      {
+        permissions: { allowDelete: true, allowReplace: true },
+        approve: async () => {
+          now = new Date('2026-12-06T04:30:00Z');
+          return true;
+        },
+      },
+      ctx,
+    );
+    expect(result.status).toBe('finished');
+    const report = (result as { report: { outcome: string; changeWindow?: { state: string; text?: string } } }).report;
+    expect(report.outcome).toBe('refused');
+    expect(report.changeWindow).toMatchObject({ state: 'closed' });
+    expect(report.changeWindow?.text).toContain('now is Sun 2026-12-06 04:30 UTC');
+    expect(writesOf(emulator)).toEqual([]);
+    expect(existsSync(join(dir, '.mftops/snapshots/lab')) ? readdirSync(join(dir, '.mftops/snapshots/lab')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
+  });
+});
+
+describe('an approximate server zone and the change windows', () => {
+  it('automation.timeZone=bias (DST unknown): at Sun 04:30 summer time, outside Sat/Sun 22:00–04:00, plan says refused and apply writes nothing, both naming the approximation', async () => {
+    const other = await startSeededEmulator({ variants: { 'automation.timeZone': 'bias' } });
+    try {
+      const dir = applyWorkdir(other);
+      const file = join(dir, 'mftops.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^snapshots:/m, `${WINDOWS.join('\n')}\nsnapshots:`));
+      const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-07-05T02:30:00Z' };
+      const plan = await runCli(['plan', '--no-color'], { cwd: dir, env });
+      expect(plan.stdout).toContain('Change windows: apply would be refused now: outside the allowed change windows');
+      expect(plan.stdout).toMatch(/Change windows: apply would be refused now: .*is not known to mftops/);
+      const r = await runCli(['apply', '--auto-approve', ...ALLOW], { cwd: dir, env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Apply refused; nothing was written:');
+      expect(r.stdout).toContain('is not known to mftops');
+      expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+      const saved = await runCli(['apply', 'plan.json', ...ALLOW], { cwd: dir, env });
+      expect([saved.code, saved.stdout]).toEqual([1, expect.stringContaining('is not known to mftops')]);
+      expect(writesOf(other)).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -70,4 +70,17 @@ describe('changeWindows and schedule in mftops.yaml', () => {
       ['MF505', 12, 28, 'environments.prod.schedule.dueMargin: must be minutes, or a duration such as 15m or 2h'],
     ]);
   });
+
+  it('names what a freeze lacks or has too much of', () => {
+    expect(
+      problemsOf(`${BASE}    changeWindows:
+      freeze: [{ from: 2026-12-28 }, { to: 2026-12-31 }, { from: 2026-12-28, to: 2026-12-31, dateList: Month End }, { reason: none }]
+`),
+    ).toEqual([
+      ['MF504', 10, 16, 'environments.prod.changeWindows.freeze.0: missing `to`'],
+      ['MF504', 10, 38, 'environments.prod.changeWindows.freeze.1: missing `from`'],
+      ['MF504', 10, 58, 'environments.prod.changeWindows.freeze.2: `from`/`to` and `dateList` cannot be given together'],
+      ['MF504', 10, 117, 'environments.prod.changeWindows.freeze.3: needs `from` and `to`, or `dateList`'],
+    ]);
+  });
 });

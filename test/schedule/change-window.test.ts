@@ -44,4 +44,26 @@ describe('judgeChangeWindow', () => {
   it('with no allowed window only the freezes close it', () => {
     expect(judgeChangeWindow({ allow: [], freeze: weekendNights.freeze }, new Date('2026-12-02T10:00:00Z'), { zone: UTC_ZONE }).state).toBe('open');
   });
+
+  it('a server zone known only by its bias, with daylight saving, is open only when open at both offsets', () => {
+    const cet = readServerZone({ serverTimezoneInfo: { timeZoneName: 'Mitteleuropäische Zeit', timeZoneBias: '-60', daylightBias: '-60' } });
+    // Sun 2026-07-05 02:30 UTC: 03:30 at UTC+01:00 (inside Sat/Sun 22:00–04:00), 04:30 at UTC+02:00 (outside).
+    const now = new Date('2026-07-05T02:30:00Z');
+    const verdict = judgeChangeWindow(weekendNights, now, { zone: cet });
+    expect(verdict.state).toBe('closed');
+    expect(describeWindowVerdict(verdict, now, cet)).toMatch(
+      /^outside the allowed change windows, now is Sun 2026-07-05 04:30 Mitteleuropäische Zeit \(UTC\+02:00\)/,
+    );
+    // 01:30 UTC: 02:30 and 03:30, open at both.
+    expect(judgeChangeWindow(weekendNights, new Date('2026-07-05T01:30:00Z'), { zone: cet }).state).toBe('open');
+  });
+
+  it('the next window closes at the start of a freeze that comes before its end', () => {
+    const nights: ChangeWindowSettings = {
+      allow: [{ days: [], from: 20 * 60, to: 6 * 60, where: 'mftops.yaml:5:9' }],
+      freeze: [{ from: '2026-12-25', to: '2026-12-25', reason: 'christmas', where: 'mftops.yaml:7:9' }],
+    };
+    const verdict = judgeChangeWindow(nights, new Date('2026-12-24T10:00:00Z'), { zone: UTC_ZONE });
+    expect([iso(verdict.next), iso(verdict.nextCloses)]).toEqual(['2026-12-24T20:00:00.000Z', '2026-12-25T00:00:00.000Z']);
+  });
 });
