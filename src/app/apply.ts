@@ -48,7 +48,8 @@ import type { RunningTasksMode } from '../apply/running-tasks.js';
 import { withDefined } from '../with-defined.js';
 import { clockOptions, SCHEDULER_RESUME_TIMEOUT_MS } from './apply-clock.js';
 import type { ApplyClockOptions } from './apply-clock.js';
-import { resumeHeldSchedulers } from './scheduler-pause.js';
+import { leftStoppedWarning, resumeHeldSchedulers, startSchedulerCommand } from './scheduler-pause.js';
+import { readSchedulerNote } from '../apply/scheduler-note.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -200,6 +201,11 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover(lock);
   if (takeover !== undefined) ctx.emit({ kind: 'warning', message: takeover });
+  // An earlier `apply --pause-scheduler` killed before it started the scheduler again (its note outlives its lock).
+  const leftStopped = readSchedulerNote(resolve(config.snapshots.dir, env.name));
+  const automationUrl = services.find((s) => s.name === 'automation')?.url;
+  if (leftStopped !== undefined)
+    ctx.emit({ kind: 'warning', message: leftStoppedWarning(leftStopped, startSchedulerCommand(env.name, automationUrl ?? leftStopped.automationUrl)) });
 
   let clients: OpenClients;
   try {

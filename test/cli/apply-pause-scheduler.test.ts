@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { findSchemasDir } from '../../src/manifest/schemas.js';
@@ -167,4 +167,32 @@ it('status warns about a scheduler stopped by hand, with no note', async () => {
     wasRunning: false,
   });
   expect(readSchedulerEnabled(emulator)).toBe(true);
+});
+
+it('after a SIGKILLed paused apply, the next apply warns (with and without --pause-scheduler) that mftops left the scheduler stopped', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV }, stdio: 'ignore' });
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  await proxy.nextHeld();
+  child.kill('SIGKILL');
+  await closed;
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  // The next runs go to the emulator itself (the proxy would hold their write too).
+  const config = join(dir, 'mftops.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace(`${proxy.url}/automation`, emulator.automationUrl));
+  const warning =
+    /warning: mftops apply \S+ stopped the automation scheduler at \S+ \(pid \d+ on .+\) and did not start it again: start it with mftops scheduler start --env lab/;
+
+  const paused = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  expect(paused.code, paused.stderr).toBe(0);
+  expect(paused.stdout + paused.stderr).toMatch(warning);
+  expect(paused.stdout).toMatch(/Scheduler: the scheduler was already stopped before apply \(by mftops apply \S+, which did not start it again: its note is kept\), and is left stopped/);
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  expect(existsSync(notePath(dir))).toBe(true);
+
+  const plain = await runCli(ARGS.filter((a) => a !== '--pause-scheduler'), { cwd: dir, env: APPLY_ENV });
+  expect(plain.code, plain.stderr).toBe(0);
+  expect(plain.stdout + plain.stderr).toMatch(warning);
 });
