@@ -271,9 +271,10 @@ export function buildProgram(io: CommandIo): Command {
     .description("the automation server's scheduler (mftops status shows its state)")
     .command('start')
     .description('start the automation scheduler (admin only), e.g. after an apply --pause-scheduler that was killed; removes its recovery note')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .option('--force', 'start it even while an apply --pause-scheduler in progress has it stopped for its writes', false)
+    .action(async (opts: { force: boolean }, cmd: Command) => {
       const { runSchedulerStart } = await import('./commands/scheduler.js');
-      await run(runSchedulerStart(globals(cmd), io));
+      await run(runSchedulerStart(globals(cmd), io, { force: opts.force }));
     });
 
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');

@@ -196,3 +196,29 @@ it('after a SIGKILLed paused apply, the next apply warns (with and without --pau
   expect(plain.code, plain.stderr).toBe(0);
   expect(plain.stdout + plain.stderr).toMatch(warning);
 });
+
+it('during a paused apply still running, status says an apply in progress stopped it (no start advice) and scheduler start refuses unless --force', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const running = runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  const held = await proxy.nextHeld();
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+
+  const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('  scheduler  STOPPED\n');
+  expect(status.stdout).toMatch(/^note: an apply in progress \(pid \d+\) stopped it for its writes; it starts it again when they finish$/m);
+  expect(status.stdout).not.toMatch(/did not start it again|start it with/);
+
+  const start = await runCli(['scheduler', 'start'], { cwd: dir, env: APPLY_ENV });
+  expect(start.code).not.toBe(0);
+  expect(start.stderr).toMatch(/^mftops: error: an apply in progress \(pid \d+ on .+\) stopped the scheduler for its writes and starts it again when they finish: wait for it, or use --force to start it now$/m);
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  expect(existsSync(notePath(dir))).toBe(true);
+
+  await held.release();
+  const r = await running;
+  expect(r.code, r.stderr).toBe(0);
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+});
