@@ -216,10 +216,10 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     throw err;
   }
   const onAbandon = (): void => {
-    lock.release();
-    // A paused scheduler is started again before the tokens go (bounded).
+    // A paused scheduler is started again (bounded) before the lock is released and the tokens go.
     void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS)
-      .then(() => clients.close())
+      .then(() => lock.release())
+      .finally(() => clients.close())
       .finally(() => ctx.emit({ kind: 'abandoned' }));
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
