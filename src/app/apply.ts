@@ -401,7 +401,11 @@ async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promis
       });
       return { id: info.id, path: info.path };
     },
-    verify: (applied) => verifyApplied(plan, applied, r, ctx),
+    // The writes are done: the scheduler starts again before the verification re-read (its outcome is kept for the report).
+    verify: async (applied) => {
+      await r.clock.pause?.resume();
+      return verifyApplied(plan, applied, r, ctx);
+    },
     onPhase: (phase) => ctx.emit({ kind: 'apply-phase', phase, writes, parallelism: r.parallelism }),
     onResult: (result) => ctx.emit({ kind: 'change-result', result }),
     ...withDefined({ gate: r.clock.gate }),

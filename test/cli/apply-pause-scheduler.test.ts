@@ -222,3 +222,18 @@ it('during a paused apply still running, status says an apply in progress stoppe
   expect(r.code, r.stderr).toBe(0);
   expect(readSchedulerEnabled(emulator)).toBe(true);
 });
+
+it('starts the scheduler again as soon as the writes finish, before the verification re-read', async () => {
+  const dir = applyWorkdir(emulator);
+  emulator.resetRequestLog();
+  const r = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  expect(r.code, r.stderr).toBe(0);
+  const log = emulator
+    .requestLog()
+    .filter((q) => !q.isTokenCall && q.service === 'automation')
+    .map((q) => `${q.method} ${q.path.replace(/^\/automation\/api\/v1/, '')}`);
+  const start = log.indexOf('PUT /tasks/scheduler/start');
+  expect(start).toBeGreaterThan(log.indexOf('PUT /tasks/401001'));
+  // The verification re-reads the tasks after the start, not while the scheduler is stopped.
+  expect(log.slice(start + 1).some((l) => l.startsWith('GET /tasks'))).toBe(true);
+});
