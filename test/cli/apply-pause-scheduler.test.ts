@@ -237,3 +237,26 @@ it('starts the scheduler again as soon as the writes finish, before the verifica
   // The verification re-reads the tasks after the start, not while the scheduler is stopped.
   expect(log.slice(start + 1).some((l) => l.startsWith('GET /tasks'))).toBe(true);
 });
+
+it('SIGHUP (a dropped ssh session) mid-apply is handled like Ctrl-C: the write in flight finishes, then the scheduler is started again', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  child.stdout.resume();
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const held = await proxy.nextHeld();
+  child.kill('SIGHUP');
+  for (let waited = 0; !stderr.includes('Interrupted: no new write starts') && child.exitCode === null && child.signalCode === null && waited < 60_000; waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
+  await held.release();
+  expect(await closed).toEqual({ code: 1, signal: null });
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
+});
