@@ -208,10 +208,11 @@ export function buildProgram(io: CommandIo): Command {
     )
     .option('--dry-run', 'with --adopt: print the diff of each manifest file and write nothing')
     .option('--shared', 'with --adopt: also edit manifests that other environments load (they change there too)')
+    .option('--expiring-within <days>', 'list keys and certificates expiring within this many days, e.g. 30 or 30d (default 30)')
     .action(
       async (
         paths: string[],
-        opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean; shared?: boolean },
+        opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean; shared?: boolean; expiringWithin?: string },
         cmd: Command,
       ) => {
         const { runDrift } = await import('./commands/drift.js');
