@@ -25,7 +25,8 @@ export async function readSchedulerStatus(
     if (error === undefined) throw err;
   }
   // An apply still running stopped it for its writes and starts it again: no alarm, no advice to start it.
-  if (note !== undefined && noteApplyIsAlive(dir, note)) return withDefined({ running, error, pausedBy: { apply: note.apply, pid: note.pid, host: note.host } });
+  if (note !== undefined && noteApplyIsAlive(dir, note))
+    return withDefined({ running, error, pausedBy: { apply: note.apply, pid: note.pid, host: note.host } });
   const stoppedBy = note === undefined ? undefined : { apply: note.apply, stoppedAt: note.stoppedAt, pid: note.pid, host: note.host };
   const startWith = running === false || note !== undefined ? startSchedulerCommand(environment, automationUrl) : undefined;
   return withDefined({ running, error, stoppedBy, startWith });

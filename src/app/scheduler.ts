@@ -20,7 +20,11 @@ export interface SchedulerStartReport {
  * only: the full client), then remove the recovery note an `apply --pause-scheduler` left. A
  * scheduler that runs already is not started again; the note is removed all the same.
  */
-export async function startEnvironmentScheduler(choice: EnvironmentChoice, ctx: AppContext, options: { readonly force?: boolean } = {}): Promise<SchedulerStartReport> {
+export async function startEnvironmentScheduler(
+  choice: EnvironmentChoice,
+  ctx: AppContext,
+  options: { readonly force?: boolean } = {},
+): Promise<SchedulerStartReport> {
   const { config, env } = openEnvironment(choice, ctx);
   const services = resolveServices(config, env, ctx).filter((s) => s.name === 'automation');
   if (services.length === 0) throw new ConfigError(`environment "${env.name}" has no automation service, so no scheduler to start`);

@@ -212,7 +212,15 @@ export function buildProgram(io: CommandIo): Command {
     .action(
       async (
         paths: string[],
-        opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean; shared?: boolean; expiringWithin?: string },
+        opts: {
+          report?: string;
+          parallelism: string;
+          prune?: boolean;
+          adopt?: boolean | string[];
+          dryRun?: boolean;
+          shared?: boolean;
+          expiringWithin?: string;
+        },
         cmd: Command,
       ) => {
         const { runDrift } = await import('./commands/drift.js');

@@ -188,11 +188,16 @@ it('after a SIGKILLed paused apply, the next apply warns (with and without --pau
   const paused = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
   expect(paused.code, paused.stderr).toBe(0);
   expect(paused.stdout + paused.stderr).toMatch(warning);
-  expect(paused.stdout).toMatch(/Scheduler: the scheduler was already stopped before apply \(by mftops apply \S+, which did not start it again: its note is kept\), and is left stopped/);
+  expect(paused.stdout).toMatch(
+    /Scheduler: the scheduler was already stopped before apply \(by mftops apply \S+, which did not start it again: its note is kept\), and is left stopped/,
+  );
   expect(readSchedulerEnabled(emulator)).toBe(false);
   expect(existsSync(notePath(dir))).toBe(true);
 
-  const plain = await runCli(ARGS.filter((a) => a !== '--pause-scheduler'), { cwd: dir, env: APPLY_ENV });
+  const plain = await runCli(
+    ARGS.filter((a) => a !== '--pause-scheduler'),
+    { cwd: dir, env: APPLY_ENV },
+  );
   expect(plain.code, plain.stderr).toBe(0);
   expect(plain.stdout + plain.stderr).toMatch(warning);
 });
@@ -213,7 +218,9 @@ it('during a paused apply still running, status says an apply in progress stoppe
 
   const start = await runCli(['scheduler', 'start'], { cwd: dir, env: APPLY_ENV });
   expect(start.code).not.toBe(0);
-  expect(start.stderr).toMatch(/^mftops: error: an apply in progress \(pid \d+ on .+\) stopped the scheduler for its writes and starts it again when they finish: wait for it, or use --force to start it now$/m);
+  expect(start.stderr).toMatch(
+    /^mftops: error: an apply in progress \(pid \d+ on .+\) stopped the scheduler for its writes and starts it again when they finish: wait for it, or use --force to start it now$/m,
+  );
   expect(readSchedulerEnabled(emulator)).toBe(false);
   expect(existsSync(notePath(dir))).toBe(true);
 
@@ -250,10 +257,16 @@ it('SIGHUP (a dropped ssh session) mid-apply is handled like Ctrl-C: the write i
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   child.stdout.resume();
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   const held = await proxy.nextHeld();
   child.kill('SIGHUP');
-  for (let waited = 0; !stderr.includes('Interrupted: no new write starts') && child.exitCode === null && child.signalCode === null && waited < 60_000; waited += 20)
+  for (
+    let waited = 0;
+    !stderr.includes('Interrupted: no new write starts') && child.exitCode === null && child.signalCode === null && waited < 60_000;
+    waited += 20
+  )
     await new Promise((r) => setTimeout(r, 20));
   await held.release();
   expect(await closed).toEqual({ code: 1, signal: null });
