@@ -48,7 +48,8 @@ import type { RunningTasksMode } from '../apply/running-tasks.js';
 import { withDefined } from '../with-defined.js';
 import { clockOptions, SCHEDULER_RESUME_TIMEOUT_MS } from './apply-clock.js';
 import type { ApplyClockOptions } from './apply-clock.js';
-import { resumeHeldSchedulers } from './scheduler-pause.js';
+import { leftStoppedWarning, resumeHeldSchedulers, startSchedulerCommand } from './scheduler-pause.js';
+import { readSchedulerNote } from '../apply/scheduler-note.js';
 
 export interface ApplyOptions extends EnvironmentChoice {
   /** A plan saved by `plan --out` (relative to `cwd`), applied exactly; else the manifests are planned first. */
@@ -200,6 +201,11 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover(lock);
   if (takeover !== undefined) ctx.emit({ kind: 'warning', message: takeover });
+  // An earlier `apply --pause-scheduler` killed before it started the scheduler again (its note outlives its lock).
+  const leftStopped = readSchedulerNote(resolve(config.snapshots.dir, env.name));
+  const automationUrl = services.find((s) => s.name === 'automation')?.url;
+  if (leftStopped !== undefined)
+    ctx.emit({ kind: 'warning', message: leftStoppedWarning(leftStopped, startSchedulerCommand(env.name, automationUrl ?? leftStopped.automationUrl)) });
 
   let clients: OpenClients;
   try {
@@ -210,10 +216,10 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     throw err;
   }
   const onAbandon = (): void => {
-    lock.release();
-    // A paused scheduler is started again before the tokens go (bounded).
+    // A paused scheduler is started again (bounded) before the lock is released and the tokens go.
     void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS)
-      .then(() => clients.close())
+      .then(() => lock.release())
+      .finally(() => clients.close())
       .finally(() => ctx.emit({ kind: 'abandoned' }));
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
@@ -407,7 +413,11 @@ async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promis
       });
       return { id: info.id, path: info.path };
     },
-    verify: (applied) => verifyApplied(plan, applied, r, ctx),
+    // The writes are done: the scheduler starts again before the verification re-read (its outcome is kept for the report).
+    verify: async (applied) => {
+      await r.clock.pause?.resume();
+      return verifyApplied(plan, applied, r, ctx);
+    },
     onPhase: (phase) => ctx.emit({ kind: 'apply-phase', phase, writes, parallelism: r.parallelism }),
     onResult: (result) => ctx.emit({ kind: 'change-result', result }),
     ...withDefined({ gate: r.clock.gate }),

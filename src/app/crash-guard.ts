@@ -60,12 +60,13 @@ export function installCrashGuard(opts: CrashGuardOptions): () => void {
  * for each, `--help` too.
  */
 export async function releaseAfterCrash(): Promise<void> {
-  const { releaseHeldApplyLocks } = await import('../apply/apply-lock.js');
   try {
-    releaseHeldApplyLocks();
-    // A scheduler `apply --pause-scheduler` stopped is started again while the tokens still work.
+    // A scheduler `apply --pause-scheduler` stopped is started again while the tokens still work,
+    // and while the lock is held (a second apply cannot start in between); never throws.
     const { resumeHeldSchedulers } = await import('./scheduler-pause.js');
     await resumeHeldSchedulers(CRASH_REVOKE_TIMEOUT_MS);
+    const { releaseHeldApplyLocks } = await import('../apply/apply-lock.js');
+    releaseHeldApplyLocks();
   } finally {
     const { closeAllSessions } = await import('../services/session.js');
     await closeAllSessions(CRASH_REVOKE_TIMEOUT_MS);

@@ -39,6 +39,8 @@ export interface DetectDriftInput extends Omit<ReadAndPlanInput, 'targets'> {
   readonly locateIgnore?: (index: number) => SourcePosition;
   /** The clock of the keys-and-certificates section (`MFTOPS_NOW`); default `now`. */
   readonly expiryNow?: () => Date;
+  /** Keys and certificates expiring within this many days are listed (`drift --expiring-within`); default 30. */
+  readonly expiringWithinDays?: number;
   /** Where `privilegedAccounts.allowUnmanaged[index]` is written (mftops.yaml), for the warning about one that names no account. */
   readonly locateAllowed?: (index: number) => SourcePosition;
   /** Addresses no acknowledgement covers in this run (`drift --adopt ADDRESS`: an acknowledged object named is adopted). */
@@ -115,7 +117,7 @@ export async function detectDrift(input: DetectDriftInput): Promise<DetectDriftR
   }
   if (automation !== undefined) {
     const known = withDefined({ tasks: live.automation?.tasks?.items, hosts: live.automation?.hosts?.items });
-    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), undefined, known));
+    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), input.expiringWithinDays, known));
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
 }

@@ -26,6 +26,8 @@ export interface DriftOptions extends EnvironmentChoice {
    * than the environment's, unmanaged objects are listed only when true.
    */
   readonly prune?: boolean;
+  /** Keys and certificates expiring within this many days are listed; default 30. */
+  readonly expiringWithinDays?: number;
 }
 
 /**
@@ -87,7 +89,7 @@ export async function detectEnvironmentDrift(
       locateIgnore: (i) => config.sourceMap.locate(['environments', env.name, 'drift', 'ignore', i, 'address']),
       locateAllowed: (i) => config.sourceMap.locate(['environments', env.name, 'privilegedAccounts', 'allowUnmanaged', i]),
       ...(ctx.now ? { now: ctx.now } : {}),
-      ...withDefined({ unacknowledged: options.unacknowledged }),
+      ...withDefined({ unacknowledged: options.unacknowledged, expiringWithinDays: options.expiringWithinDays }),
       expiryNow: expiryClock(ctx),
     });
   } finally {

@@ -1,12 +1,18 @@
 import { hostname } from 'node:os';
 import type { SchedulerOutcome } from '../apply/model.js';
-import { clearSchedulerNote, writeSchedulerNote } from '../apply/scheduler-note.js';
+import { clearSchedulerNote, readSchedulerNote, writeSchedulerNote } from '../apply/scheduler-note.js';
+import type { SchedulerNote } from '../apply/scheduler-note.js';
 import { userMessageOf } from '../errors.js';
 import type { AutomationClient } from '../services/automation/client.js';
 
 /** The command that starts the scheduler again, for messages: the environment named, so it is copied whole. */
 export function startSchedulerCommand(environment: string, automationUrl: string): string {
   return `mftops scheduler start --env ${environment} (or PUT ${automationUrl.replace(/\/+$/, '')}/api/v1/tasks/scheduler/start as an administrator)`;
+}
+
+/** The warning of a recovery note an earlier `apply --pause-scheduler` left (killed, or its start failed). */
+export function leftStoppedWarning(note: SchedulerNote, command: string): string {
+  return `mftops apply ${note.apply} stopped the automation scheduler at ${note.stoppedAt} (pid ${note.pid} on ${note.host}) and did not start it again: start it with ${command}`;
 }
 
 export interface SchedulerPauseInput {
@@ -67,8 +73,11 @@ export function createSchedulerPause(input: SchedulerPauseInput): SchedulerPause
     switch (state) {
       case 'idle':
         return Promise.resolve(undefined);
-      case 'was-stopped':
-        return Promise.resolve({ state: 'left-stopped', message: 'the scheduler was already stopped before apply, and is left stopped' });
+      case 'was-stopped': {
+        const note = readSchedulerNote(input.dir);
+        const by = note === undefined ? '' : ` (by mftops apply ${note.apply}, which did not start it again: its note is kept)`;
+        return Promise.resolve({ state: 'left-stopped', message: `the scheduler was already stopped before apply${by}, and is left stopped` });
+      }
       case 'paused':
         resumed ??= start().finally(() => HELD.delete(held));
         return resumed;

@@ -1,4 +1,4 @@
-import { readSchedulerNote } from '../apply/scheduler-note.js';
+import { noteApplyIsAlive, readSchedulerNote } from '../apply/scheduler-note.js';
 import { userMessageOf } from '../errors.js';
 import type { SchedulerStatus } from '../render/status.js';
 import type { ReadonlyAutomationClient } from '../services/automation/client.js';
@@ -24,6 +24,9 @@ export async function readSchedulerStatus(
     error = userMessageOf(err);
     if (error === undefined) throw err;
   }
+  // An apply still running stopped it for its writes and starts it again: no alarm, no advice to start it.
+  if (note !== undefined && noteApplyIsAlive(dir, note))
+    return withDefined({ running, error, pausedBy: { apply: note.apply, pid: note.pid, host: note.host } });
   const stoppedBy = note === undefined ? undefined : { apply: note.apply, stoppedAt: note.stoppedAt, pid: note.pid, host: note.host };
   const startWith = running === false || note !== undefined ? startSchedulerCommand(environment, automationUrl) : undefined;
   return withDefined({ running, error, stoppedBy, startWith });

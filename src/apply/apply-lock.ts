@@ -107,6 +107,19 @@ export function staleReason(owner: LockOwner, host: string, nowMs: number, isAli
   return undefined;
 }
 
+/**
+ * The owner of `<dir>/apply.lock` while the lock counts (not expired, and on this host a process
+ * that still runs); undefined when there is none, it is stale, or it cannot be read.
+ */
+export function liveApplyLockOwner(
+  dir: string,
+  opts: { readonly host?: string; readonly now?: () => number; readonly isAlive?: (pid: number) => boolean } = {},
+): LockOwner | undefined {
+  const owner = readOwner(join(dir, LOCK_FILE));
+  if (owner === 'gone' || owner === 'unreadable') return undefined;
+  return staleReason(owner, opts.host ?? hostname(), (opts.now ?? Date.now)(), opts.isAlive ?? processIsAlive) === undefined ? owner : undefined;
+}
+
 /** The one line that tells the user a stale lock was taken over. */
 export function describeTakeover(lock: ApplyLock): string | undefined {
   const t = lock.tookOverFrom;

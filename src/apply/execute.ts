@@ -96,11 +96,20 @@ export async function executeChanges(input: ExecuteInput): Promise<ExecuteResult
     input.onResult?.(result);
   };
 
+  // A task change the gate held (a running task) may still refer to what a later wave deletes (a
+  // host it moves away from, ...): every delete of a later wave is held with it (the blunt, safe rule).
+  const heldTasks: { readonly name: string; readonly wave: number }[] = [];
   const runOne = async (i: number): Promise<void> => {
     const change = input.changes[i]!;
     try {
+      const holder = change.action === 'delete' ? heldTasks.find((t) => t.wave < (change.wave ?? 0)) : undefined;
+      if (holder !== undefined) {
+        finish(i, skippedResult(change, `not applied: held: task "${holder.name}" was not written (it may still refer to what this deletes)`));
+        return;
+      }
       const held = await input.gate?.(change);
       if (held !== undefined) {
+        if (change.kind === 'Task') heldTasks.push({ name: change.name, wave: change.wave ?? 0 });
         finish(i, skippedResult(change, held));
         return;
       }

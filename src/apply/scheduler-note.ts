@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { systemError } from '../errors.js';
 import { isRecord } from '../is-record.js';
+import { liveApplyLockOwner } from './apply-lock.js';
 
 /** The note's file name in `<snapshots.dir>/<env>/`, beside `apply.lock`. */
 export const SCHEDULER_NOTE_FILE = 'scheduler-stopped.json';
@@ -62,4 +63,13 @@ export function readSchedulerNote(dir: string): SchedulerNote | undefined {
 
 export function clearSchedulerNote(dir: string): void {
   rmSync(join(dir, SCHEDULER_NOTE_FILE), { force: true });
+}
+
+/**
+ * Whether the apply that wrote `note` still runs: it holds the apply lock of `dir` (the same pid
+ * and host, the lock not stale). Its scheduler is stopped for its writes, not left stopped.
+ */
+export function noteApplyIsAlive(dir: string, note: SchedulerNote): boolean {
+  const owner = liveApplyLockOwner(dir);
+  return owner !== undefined && owner.pid === note.pid && owner.host === note.host;
 }

@@ -208,10 +208,19 @@ export function buildProgram(io: CommandIo): Command {
     )
     .option('--dry-run', 'with --adopt: print the diff of each manifest file and write nothing')
     .option('--shared', 'with --adopt: also edit manifests that other environments load (they change there too)')
+    .option('--expiring-within <days>', 'list keys and certificates expiring within this many days, e.g. 30 or 30d (default 30)')
     .action(
       async (
         paths: string[],
-        opts: { report?: string; parallelism: string; prune?: boolean; adopt?: boolean | string[]; dryRun?: boolean; shared?: boolean },
+        opts: {
+          report?: string;
+          parallelism: string;
+          prune?: boolean;
+          adopt?: boolean | string[];
+          dryRun?: boolean;
+          shared?: boolean;
+          expiringWithin?: string;
+        },
         cmd: Command,
       ) => {
         const { runDrift } = await import('./commands/drift.js');
@@ -271,9 +280,10 @@ export function buildProgram(io: CommandIo): Command {
     .description("the automation server's scheduler (mftops status shows its state)")
     .command('start')
     .description('start the automation scheduler (admin only), e.g. after an apply --pause-scheduler that was killed; removes its recovery note')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .option('--force', 'start it even while an apply --pause-scheduler in progress has it stopped for its writes', false)
+    .action(async (opts: { force: boolean }, cmd: Command) => {
       const { runSchedulerStart } = await import('./commands/scheduler.js');
-      await run(runSchedulerStart(globals(cmd), io));
+      await run(runSchedulerStart(globals(cmd), io, { force: opts.force }));
     });
 
   const snapshot = program.command('snapshot').description('backups of the live configuration: save, list, verify, diff, restore');

@@ -57,6 +57,8 @@ export interface SchedulerStatus {
   readonly error?: string;
   /** The apply that stopped it and did not start it again. */
   readonly stoppedBy?: { readonly apply: string; readonly stoppedAt: string; readonly pid: number; readonly host: string };
+  /** The apply in progress that stopped it for its writes (and starts it again when they finish). */
+  readonly pausedBy?: { readonly apply: string; readonly pid: number; readonly host: string };
   /** The command that starts it, when it is stopped (or a note says an apply stopped it). */
   readonly startWith?: string;
 }
@@ -89,7 +91,9 @@ function pushSchedulerStatus(lines: string[], s: SchedulerStatus | undefined): v
   if (s === undefined || (s.running === true && s.stoppedBy === undefined)) return;
   if (s.running === undefined) lines.push(`  scheduler  unknown: ${s.error ?? 'could not be read'}`);
   else lines.push(`  scheduler  ${s.running ? 'running' : 'STOPPED'}`);
-  if (s.stoppedBy !== undefined) {
+  if (s.pausedBy !== undefined) {
+    lines.push(`note: an apply in progress (pid ${s.pausedBy.pid}) stopped it for its writes; it starts it again when they finish`);
+  } else if (s.stoppedBy !== undefined) {
     const by = s.stoppedBy;
     lines.push(
       `warning: mftops apply ${by.apply} stopped the automation scheduler at ${by.stoppedAt} (pid ${by.pid} on ${by.host}) and did not start it again${s.running === true ? '; it runs now, so the note is out of date: mftops scheduler start clears it' : ''}`,

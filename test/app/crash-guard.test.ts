@@ -3,7 +3,8 @@ import { mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { installCrashGuard } from '../../src/app/crash-guard.js';
+import { installCrashGuard, releaseAfterCrash } from '../../src/app/crash-guard.js';
+import { createSchedulerPause } from '../../src/app/scheduler-pause.js';
 import { acquireApplyLock, releaseHeldApplyLocks } from '../../src/apply/apply-lock.js';
 
 /** A guard on a private emitter; resolves with what happened, in order, once it exits. */
@@ -55,5 +56,26 @@ describe('installCrashGuard', () => {
     releaseHeldApplyLocks();
     expect(existsSync(lock.path)).toBe(false);
     lock.release(); // once only: nothing left to do
+  });
+
+  it('the default release starts a paused scheduler again before it releases the apply lock (a second apply cannot start in between)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mftops-crash-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const lock = acquireApplyLock({ dir: join(dir, 'lab'), environment: 'lab' });
+    const seen: boolean[] = [];
+    const pause = createSchedulerPause({
+      client: {
+        getSchedulerStatus: async () => true,
+        stopScheduler: async () => undefined,
+        startScheduler: async () => void seen.push(existsSync(lock.path)),
+      },
+      dir: join(dir, 'lab'),
+      environment: 'lab',
+      automationUrl: 'https://automation.example',
+    });
+    expect(await pause.pause('apply-1')).toBeUndefined();
+    await releaseAfterCrash();
+    expect(seen).toEqual([true]);
+    expect(existsSync(lock.path)).toBe(false);
   });
 });

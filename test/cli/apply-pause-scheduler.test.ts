@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { findSchemasDir } from '../../src/manifest/schemas.js';
@@ -167,4 +167,109 @@ it('status warns about a scheduler stopped by hand, with no note', async () => {
     wasRunning: false,
   });
   expect(readSchedulerEnabled(emulator)).toBe(true);
+});
+
+it('after a SIGKILLed paused apply, the next apply warns (with and without --pause-scheduler) that mftops left the scheduler stopped', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV }, stdio: 'ignore' });
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  await proxy.nextHeld();
+  child.kill('SIGKILL');
+  await closed;
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  // The next runs go to the emulator itself (the proxy would hold their write too).
+  const config = join(dir, 'mftops.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace(`${proxy.url}/automation`, emulator.automationUrl));
+  const warning =
+    /warning: mftops apply \S+ stopped the automation scheduler at \S+ \(pid \d+ on .+\) and did not start it again: start it with mftops scheduler start --env lab/;
+
+  const paused = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  expect(paused.code, paused.stderr).toBe(0);
+  expect(paused.stdout + paused.stderr).toMatch(warning);
+  expect(paused.stdout).toMatch(
+    /Scheduler: the scheduler was already stopped before apply \(by mftops apply \S+, which did not start it again: its note is kept\), and is left stopped/,
+  );
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  expect(existsSync(notePath(dir))).toBe(true);
+
+  const plain = await runCli(
+    ARGS.filter((a) => a !== '--pause-scheduler'),
+    { cwd: dir, env: APPLY_ENV },
+  );
+  expect(plain.code, plain.stderr).toBe(0);
+  expect(plain.stdout + plain.stderr).toMatch(warning);
+});
+
+it('during a paused apply still running, status says an apply in progress stopped it (no start advice) and scheduler start refuses unless --force', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const running = runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  const held = await proxy.nextHeld();
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+
+  const status = await runCli(['status'], { cwd: dir, env: APPLY_ENV });
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.stdout).toContain('  scheduler  STOPPED\n');
+  expect(status.stdout).toMatch(/^note: an apply in progress \(pid \d+\) stopped it for its writes; it starts it again when they finish$/m);
+  expect(status.stdout).not.toMatch(/did not start it again|start it with/);
+
+  const start = await runCli(['scheduler', 'start'], { cwd: dir, env: APPLY_ENV });
+  expect(start.code).not.toBe(0);
+  expect(start.stderr).toMatch(
+    /^mftops: error: an apply in progress \(pid \d+ on .+\) stopped the scheduler for its writes and starts it again when they finish: wait for it, or use --force to start it now$/m,
+  );
+  expect(readSchedulerEnabled(emulator)).toBe(false);
+  expect(existsSync(notePath(dir))).toBe(true);
+
+  await held.release();
+  const r = await running;
+  expect(r.code, r.stderr).toBe(0);
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+});
+
+it('starts the scheduler again as soon as the writes finish, before the verification re-read', async () => {
+  const dir = applyWorkdir(emulator);
+  emulator.resetRequestLog();
+  const r = await runCli(ARGS, { cwd: dir, env: APPLY_ENV });
+  expect(r.code, r.stderr).toBe(0);
+  const log = emulator
+    .requestLog()
+    .filter((q) => !q.isTokenCall && q.service === 'automation')
+    .map((q) => `${q.method} ${q.path.replace(/^\/automation\/api\/v1/, '')}`);
+  const start = log.indexOf('PUT /tasks/scheduler/start');
+  expect(start).toBeGreaterThan(log.indexOf('PUT /tasks/401001'));
+  // The verification re-reads the tasks after the start, not while the scheduler is stopped.
+  expect(log.slice(start + 1).some((l) => l.startsWith('GET /tasks'))).toBe(true);
+});
+
+it('SIGHUP (a dropped ssh session) mid-apply is handled like Ctrl-C: the write in flight finishes, then the scheduler is started again', async () => {
+  const proxy = await startHoldProxy(emulator, (method, path) => method === 'PUT' && path === '/automation/api/v1/tasks/401001');
+  onTestFinished(() => proxy.close());
+  const dir = applyWorkdir(emulator, { automationUrl: `${proxy.url}/automation` });
+  const child = spawn(process.execPath, [BIN, ...ARGS], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...APPLY_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  child.stdout.resume();
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  const held = await proxy.nextHeld();
+  child.kill('SIGHUP');
+  for (
+    let waited = 0;
+    !stderr.includes('Interrupted: no new write starts') && child.exitCode === null && child.signalCode === null && waited < 60_000;
+    waited += 20
+  )
+    await new Promise((r) => setTimeout(r, 20));
+  await held.release();
+  expect(await closed).toEqual({ code: 1, signal: null });
+  expect(readSchedulerEnabled(emulator)).toBe(true);
+  expect(existsSync(notePath(dir))).toBe(false);
 });

@@ -113,3 +113,17 @@ it('refuses a --running-wait it cannot read, in one line, before anything is rea
   expect(r.stderr).toBe('mftops: error: --running-wait must be a duration such as 90s, 10m or 1h (at most 24h), not "soon"\n');
   expect(emulator.requestLog()).toEqual([]);
 });
+
+it('skip: a held task change holds back the deletes of later waves (they may be what it still refers to); exit 1', async () => {
+  const dir = applyWorkdir(emulator);
+  const nightly = String(readTask(emulator, { name: 'Nightly cleanup' })!['ID']);
+  startRunByHand(emulator, { name: 'Payroll to bank' }, { scheduled: true });
+  emulator.resetRequestLog();
+  const r = await runCli(['apply', '--auto-approve', '--allow-delete', '--allow-replace', '--running-tasks', 'skip'], { cwd: dir, env: ENV });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/7 applied, 0 failed, 5 skipped/);
+  for (const address of ['Task/Nightly cleanup', 'ResourceGroupAcl/Operations/Auditors', 'FolderPermissions/Distribution/Initech/Inbound'])
+    expect(r.stdout).toContain(`${address} (delete): not applied: held: task "Payroll to bank" was not written (it may still refer to what this deletes)`);
+  expect(writesOf(emulator).filter((w) => w.startsWith('DELETE') && (w.includes(`/tasks/${nightly}`) || w.includes('/resourcegroups/')))).toEqual([]);
+  expect(readTask(emulator, { name: 'Nightly cleanup' })).toBeDefined();
+});

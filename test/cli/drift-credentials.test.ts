@@ -68,4 +68,18 @@ describe('mftops drift: keys and certificates', () => {
     ]);
     expect(listWrites(emulator)).toEqual([]);
   });
+
+  it('--expiring-within DAYS sets the notice (as status does): 0 lists the expired only; a bad value is refused in one line', async () => {
+    const dir = testdir({
+      'mftops.yaml': emulatorConfigYaml({ automationUrl: emulator.automationUrl, manifests: ['manifests'] }),
+      'manifests/tasks.yaml': TASKS,
+    });
+    const json = await runCli(['drift', '--format', 'json', '--expiring-within', '0d'], { cwd: dir, env: ENV });
+    expect(json.code, json.stderr).toBe(0);
+    const doc = JSON.parse(json.stdout) as { credentials: { items: { name: string; state: string }[] } };
+    expect(doc.credentials.items.map((i) => [i.name, i.state])).toEqual([['partner-a-pgp', 'expired']]);
+    const bad = await runCli(['drift', '--expiring-within', 'soon'], { cwd: dir, env: ENV });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--expiring-within takes whole days from 0 to 3650, like 30 or 30d, not "soon"');
+  });
 });

@@ -6,6 +6,19 @@ import { parseExpiry, readCredential } from '../../src/services/automation/norma
 const AT = '2026-12-07T00:00:00.000Z';
 
 describe('parseExpiry', () => {
+  it('reads the .NET minimum date in every form (and any instant before 1900) as never, not as a date long past nor unreadable', () => {
+    for (const text of [
+      '0001-01-01T00:00:00.000',
+      '0001-01-01 00:00:00',
+      '1/1/0001 12:00:00 AM',
+      '0001-01-01T00:00:00.0000000Z',
+      '1899-12-31',
+      '/Date(-62135596800000)/',
+    ])
+      expect(parseExpiry('ExpDate', text), text).toEqual({ kind: 'never' });
+    expect(parseExpiry('ExpDate', '1900-01-01')).toEqual({ kind: 'at', at: new Date('1900-01-01T00:00:00Z') });
+  });
+
   it.each([
     ['ISO instant', '2026-12-07T00:00:00Z'],
     ['ISO instant with fraction', '2026-12-07T00:00:00.000Z'],

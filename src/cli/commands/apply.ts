@@ -115,6 +115,8 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
   };
   deps.signals.on('SIGINT', onSignal);
   deps.signals.on('SIGTERM', onSignal);
+  // A dropped ssh session: the same as SIGTERM, not Node's default (exit at once, scheduler left stopped).
+  deps.signals.on('SIGHUP', onSignal);
   let result: Awaited<ReturnType<typeof applyEnvironment>>;
   try {
     result = await applyEnvironment(
@@ -145,6 +147,7 @@ export async function runApply(g: GlobalOptions, opts: ApplyCommandOptions, io: 
     ctx.finish();
     deps.signals.off('SIGINT', onSignal);
     deps.signals.off('SIGTERM', onSignal);
+    deps.signals.off('SIGHUP', onSignal);
   }
   await planShown;
   switch (result.status) {

@@ -2,6 +2,7 @@ import { createLogger, type Logger } from '../../log.js';
 import type { Diagnostic } from '../../diagnostics.js';
 import { renderDiagnostics, renderErrorJson } from '../../render/diagnostics.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
+import { ConfigError } from '../../errors.js';
 
 /** What the command views share: colour, diagnostics, log lines. */
 
@@ -54,4 +55,13 @@ export function writeError(g: Pick<GlobalOptions, 'format'>, io: CommandIo, mess
 /** Log lines on stderr at the verbosity of -q / -v. */
 export function loggerFor(g: Pick<GlobalOptions, 'quiet' | 'verbose'>, io: CommandIo): Logger {
   return createLogger(g.quiet ? 'quiet' : g.verbose ? 'verbose' : 'normal', io.stderr);
+}
+
+/** `30` or `30d`: whole days, 0 to 3650 (status's and drift's `--expiring-within`). */
+export function parseExpiringWithin(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d{1,4})d?$/.exec(text.trim());
+  if (m === null || Number(m[1]) > 3650)
+    throw new ConfigError(`--expiring-within takes whole days from 0 to 3650, like 30 or 30d, not ${JSON.stringify(text)}`);
+  return Number(m[1]);
 }

@@ -6,7 +6,7 @@ import { wholeNumberOption } from '../../app/environment.js';
 import { driftExitCode, type DriftReport } from '../../drift/model.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
-import { useColor, writeDiagnostics } from './common.js';
+import { parseExpiringWithin, useColor, writeDiagnostics } from './common.js';
 import { renderDriftText } from '../../render/drift-text.js';
 import { renderDriftMarkdown } from '../../render/drift-markdown.js';
 import { renderDriftGithub } from '../../render/drift-github.js';
@@ -28,6 +28,8 @@ export interface DriftCommandOptions {
   readonly dryRun?: boolean;
   /** With --adopt: also edit manifests other environments load. */
   readonly shared?: boolean;
+  /** `--expiring-within DAYS`, as typed (as status's); default 30 days. */
+  readonly expiringWithin?: string;
 }
 
 /** What tests replace: the clock acknowledgements expire by. */
@@ -48,7 +50,12 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
   let result: Awaited<ReturnType<typeof driftEnvironment>>;
   try {
     result = await driftEnvironment(
-      { ...environmentChoice(g), paths: opts.paths, parallelism, ...withDefined({ reportFile: opts.report, prune: opts.prune }) },
+      {
+        ...environmentChoice(g),
+        paths: opts.paths,
+        parallelism,
+        ...withDefined({ reportFile: opts.report, prune: opts.prune, expiringWithinDays: parseExpiringWithin(opts.expiringWithin) }),
+      },
       ctx,
     );
   } finally {

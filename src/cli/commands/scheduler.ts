@@ -4,11 +4,11 @@ import type { CommandIo, GlobalOptions } from '../io.js';
 import { renderJsonOutput } from '../../render/json-output.js';
 
 /** `mftops scheduler start`: the view of `startEnvironmentScheduler`, one line. Exit 0 once it runs. */
-export async function runSchedulerStart(g: GlobalOptions, io: CommandIo): Promise<number> {
+export async function runSchedulerStart(g: GlobalOptions, io: CommandIo, options: { readonly force?: boolean } = {}): Promise<number> {
   const ctx = cliContext(g, io);
   let report: Awaited<ReturnType<typeof startEnvironmentScheduler>>;
   try {
-    report = await startEnvironmentScheduler(environmentChoice(g), ctx);
+    report = await startEnvironmentScheduler(environmentChoice(g), ctx, options);
   } finally {
     ctx.finish();
   }

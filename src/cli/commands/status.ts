@@ -3,7 +3,7 @@ import { renderStatusJson, renderStatusText } from '../../render/status.js';
 import { cliContext, environmentChoice } from '../app-context.js';
 import type { CommandIo, GlobalOptions } from '../io.js';
 import { withDefined } from '../../with-defined.js';
-import { ConfigError } from '../../errors.js';
+import { parseExpiringWithin } from './common.js';
 
 /**
  * `mftops status`: the view of `environmentStatus`, one block per service. Read-only. Exit 0 when
@@ -21,13 +21,4 @@ export async function runStatus(g: GlobalOptions, io: CommandIo, opts: { readonl
   }
   io.stdout(g.format === 'json' ? renderStatusJson(report) : renderStatusText(report, withDefined({ environment: g.envFrom, configFile: g.configFrom })));
   return report.services.every((r) => r.ok) ? 0 : 1;
-}
-
-/** `30` or `30d`: whole days, 0 to 3650. */
-function parseExpiringWithin(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const m = /^(\d{1,4})d?$/.exec(text.trim());
-  if (m === null || Number(m[1]) > 3650)
-    throw new ConfigError(`--expiring-within takes whole days from 0 to 3650, like 30 or 30d, not ${JSON.stringify(text)}`);
-  return Number(m[1]);
 }

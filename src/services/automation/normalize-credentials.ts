@@ -67,16 +67,21 @@ export function readExpiry(raw: Readonly<Record<string, unknown>>): CredentialEx
  * Every form an expiry has been read in: an ISO 8601 date-time (with a zone, or without one: read
  * as UTC), an ISO date (the start of that day, UTC: reported a day early rather than late), epoch
  * seconds or milliseconds (a number or a digit string), the .NET JSON form `/Date(ms)/`, and the
- * US form `M/d/yyyy[ h:mm[:ss] AM|PM]` or `M/d/yyyy HH:mm[:ss]` (UTC). Empty, `never`, `0` and
- * the .NET minimum and maximum dates mean no expiry. Anything else is `unreadable`.
+ * US form `M/d/yyyy[ h:mm[:ss] AM|PM]` or `M/d/yyyy HH:mm[:ss]` (UTC). Empty, `never`, `0`, any
+ * instant before 1900 (the .NET minimum date in its forms) and the .NET maximum date mean no expiry. Anything else is `unreadable`.
  */
 export function parseExpiry(field: string, value: unknown): CredentialExpiry {
   if (typeof value === 'boolean' || (typeof value !== 'string' && typeof value !== 'number')) return unreadable(field, JSON.stringify(value) ?? '');
   const text = String(value).trim();
   if (NEVER.has(text.toLowerCase())) return { kind: 'never' };
   const at = parseInstant(text);
-  return at === undefined ? unreadable(field, text) : { kind: 'at', at };
+  if (at === undefined) return unreadable(field, text);
+  // The .NET minimum date (`0001-01-01…`, `1/1/0001 12:00:00 AM`) and its kin: no key expired before 1900.
+  return at.getUTCFullYear() < NEVER_BEFORE_YEAR ? { kind: 'never' } : { kind: 'at', at };
 }
+
+/** An instant before this year means "never" (A-31). */
+const NEVER_BEFORE_YEAR = 1900;
 
 function unreadable(field: string, text: string): CredentialExpiry {
   return { kind: 'unreadable', field, text: text.length > 40 ? `${text.slice(0, 40)}…` : text };
@@ -117,6 +122,7 @@ function parseInstant(text: string): Date | undefined {
 /** A UTC instant from its parts; undefined when a part is out of range (no rolling 2/30 into March). */
 function utc(y: number, mo: number, d: number, h: number, mi: number, s: number): Date | undefined {
   const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  at.setUTCFullYear(y); // Date.UTC reads years 0-99 as 1900-1999
   return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d && at.getUTCHours() === h && mi < 60 && s < 60 ? at : undefined;
 }
 
