@@ -43,11 +43,16 @@ export interface GithubApi {
   getBranchSha(branch: string): Promise<string | undefined>;
   /** The tree of a commit. */
   getCommitTree(commitSha: string): Promise<string>;
+  /** A commit's tree, parents and message. */
+  getCommit(commitSha: string): Promise<GitCommit>;
   /** A tree on `baseTree` with these files written (`text`) or removed (`text: null`). */
   createTree(baseTree: string, files: readonly TreeFile[]): Promise<string>;
   createCommit(commit: { message: string; tree: string; parents: readonly string[] }): Promise<string>;
-  /** Point the branch at `sha`: created when missing, else moved even when not a fast-forward (`force`). */
-  setBranch(branch: string, sha: string): Promise<void>;
+  /**
+   * Point the branch at `sha`: `move` false creates it (GitHub refuses with 422 when it exists by
+   * then); `move` true moves the existing one even when not a fast-forward (`force`).
+   */
+  setBranch(branch: string, sha: string, move: boolean): Promise<void>;
   /** The open pull request from `branch` of this repository, if any. */
   findOpenPullRequest(branch: string): Promise<PullRequest | undefined>;
   createPullRequest(pr: { title: string; body: string; head: string; base: string }): Promise<PullRequest>;
@@ -60,6 +65,13 @@ export interface TreeFile {
   readonly text: string | null;
   /** `100644`, or `100755` for an executable file. */
   readonly mode: '100644' | '100755';
+}
+
+/** A commit of the Git Data API, as far as the Action reads it. */
+export interface GitCommit {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly message: string;
 }
 
 /** A pull request, as far as the Action reads it. */
@@ -200,6 +212,16 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
         throw new GithubApiError(`GitHub API returned commit ${sha} without a tree`, undefined);
       return data['tree']['sha'];
     },
+    getCommit: async (sha) => {
+      const { data } = await call('GET', `${base}${repoPath}/git/commits/${encodeURIComponent(sha)}`);
+      if (!isRecord(data) || !isRecord(data['tree']) || typeof data['tree']['sha'] !== 'string' || !Array.isArray(data['parents']))
+        throw new GithubApiError(`GitHub API returned commit ${sha} without a tree or parents`, undefined);
+      return {
+        tree: data['tree']['sha'],
+        parents: (data['parents'] as unknown[]).map((p) => (isRecord(p) && typeof p['sha'] === 'string' ? p['sha'] : '')),
+        message: typeof data['message'] === 'string' ? data['message'] : '',
+      };
+    },
     createTree: async (baseTree, files) =>
       shaOf(
         (
@@ -215,15 +237,9 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
       ),
     createCommit: async (commit) =>
       shaOf((await call('POST', `${base}${repoPath}/git/commits`, { message: commit.message, tree: commit.tree, parents: commit.parents })).data, 'commit'),
-    setBranch: async (branch, sha) => {
-      try {
-        await call('POST', `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
-        return;
-      } catch (err) {
-        // 422 "Reference already exists": move it.
-        if (!(err instanceof GithubApiError) || err.status !== 422) throw err;
-      }
-      await call('PATCH', `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+    setBranch: async (branch, sha, move) => {
+      if (move) await call('PATCH', `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+      else await call('POST', `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
     },
     findOpenPullRequest: async (branch) => {
       const list = await paginate(`${repoPath}/pulls?state=open&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);

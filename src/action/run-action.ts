@@ -667,6 +667,11 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
       case 'none':
         if (drift.status === 'drift') s.a.runner.log('Nothing of the drift can be adopted: no pull request (see the drift issue)');
         return true;
+      case 'kept':
+        // The pull request someone edited stays theirs (a warning, said on it too); a branch taken
+        // by something else leaves the drift without a pull request: the step fails.
+        s.a.runner.annotate(pr === undefined ? 'error' : 'warning', `on-drift adopt-pr: ${result.reason ?? `branch of ${drift.environment} left as it is`}`);
+        return pr !== undefined;
       default: {
         const never: never = result.action;
         throw new Error(`unknown adoption pull request action ${String(never)}`);

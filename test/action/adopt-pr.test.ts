@@ -94,3 +94,51 @@ describe('the adoption pull request body', () => {
     expect(adoptBranch('eu west/1..2')).toBe('mftops/adopt-eu-west-1-2');
   });
 });
+
+describe('a branch with commits that are not mftops', () => {
+  const proposal = (environment: string, text: string) => ({
+    environment,
+    files: [{ path: 'm/a.yaml', text, mode: '100644' as const }],
+    title: 't',
+    body: `<!-- mftops:adopt:${environment} -->\nb`,
+    commitMessage: `mftops: adopt drift of ${environment}\n\nThe manifests now say what the servers have (mftops drift --adopt):\n`,
+  });
+
+  it("never moves over a reviewer's commit on the open pull request: refuses, says so on the pull request, keeps the commit", async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    const first = await syncAdoptionPullRequest(api, proposal('fixup', `${KEEP}# one\n`), { branch: 'main', sha: base }, {});
+    expect(first.action).toBe('opened');
+    const human = github.addCommit(adoptBranch('fixup'), { 'm/a.yaml': `${KEEP}# reviewed\n` });
+    const again = await syncAdoptionPullRequest(api, proposal('fixup', `${KEEP}# two\n`), { branch: 'main', sha: base }, {});
+    expect(again.action).toBe('kept');
+    expect(again.reason).toMatch(/^branch mftops\/adopt-fixup has a commit that is not mftops's \([0-9a-f]{12}\): /);
+    expect(github.branches.get(adoptBranch('fixup'))).toBe(human);
+    const pr = first.pullRequest!.number;
+    const notes = [...github.comments.values()].filter((c) => c.issue_number === pr);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.body).toMatch(/not mftops's/);
+    // The next night says it once, not twice.
+    await syncAdoptionPullRequest(api, proposal('fixup', `${KEEP}# three\n`), { branch: 'main', sha: base }, {});
+    expect([...github.comments.values()].filter((c) => c.issue_number === pr)).toHaveLength(1);
+  });
+
+  it("never moves someone's own branch of that name", async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP });
+    const theirs = github.addCommit(adoptBranch('theirs'), { 'm/a.yaml': 'mine' });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    const result = await syncAdoptionPullRequest(api, proposal('theirs', `${KEEP}# one\n`), { branch: 'main', sha: base }, {});
+    expect(result.action).toBe('kept');
+    expect(github.branches.get(adoptBranch('theirs'))).toBe(theirs);
+    expect(github.pulls().filter((p) => p.head === adoptBranch('theirs'))).toEqual([]);
+  });
+
+  it('moves its own commit of an earlier night', async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    await syncAdoptionPullRequest(api, proposal('nightly', `${KEEP}# one\n`), { branch: 'main', sha: base }, {});
+    const result = await syncAdoptionPullRequest(api, proposal('nightly', `${KEEP}# two\n`), { branch: 'main', sha: base }, {});
+    expect(result.action).toBe('updated');
+    expect(github.filesAt(github.branches.get(adoptBranch('nightly'))!).get('m/a.yaml')).toBe(`${KEEP}# two\n`);
+  });
+});
