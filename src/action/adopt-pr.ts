@@ -14,10 +14,17 @@ import { GITHUB_COMMENT_LIMIT, markerName, upsertStickyComment, type CommentOrig
  * only mftops's own commit: a branch whose head someone else wrote is left as it is.
  */
 
-/** The branch of an environment's adoption pull request: one per environment, a valid git ref name. */
+/**
+ * The branch of an environment's adoption pull request: one per environment (two names never share
+ * one), a valid git ref name. Letters, digits, `_`, `-` and `.` stay; every other byte is `%XX`, and
+ * so is a `.` git forbids where it is (before another `.`, at the end, before a final `lock`).
+ */
 export function adoptBranch(environment: string): string {
-  const safe = environment.replace(/[^A-Za-z0-9_-]/g, '-').replace(/-{2,}/g, '-');
-  return `mftops/adopt-${safe === '' || safe === '-' ? 'environment' : safe}`;
+  const encoded = [...Buffer.from(environment, 'utf8')]
+    .map((b) => (/[A-Za-z0-9_.-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('')
+    .replace(/\.(?=\.|$|lock$)/g, '%2E');
+  return `mftops/adopt-${encoded}`;
 }
 
 /** The hidden line in the pull request body naming the environment. */
@@ -80,6 +87,10 @@ export async function syncAdoptionPullRequest(
 ): Promise<AdoptPrResult> {
   const branch = adoptBranch(proposal.environment);
   const open = await api.findOpenPullRequest(branch);
+  if (open !== undefined && !open.body.includes(adoptMarker(proposal.environment))) {
+    const reason = `pull request #${open.number} from branch ${branch} is not mftops's adoption pull request of ${proposal.environment} (its body lacks ${adoptMarker(proposal.environment)}): left as it is; merge or close it and delete the branch for mftops to propose the drift`;
+    return { action: 'kept', reason, pullRequest: open };
+  }
   if (proposal.files.length === 0) {
     if (open === undefined) return { action: 'none' };
     await api.createIssueComment(open.number, renderAdoptClosingComment(proposal.environment, origin, now));

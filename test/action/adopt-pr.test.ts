@@ -91,7 +91,32 @@ describe('the adoption pull request body', () => {
 
   it('names environments as branches git accepts', () => {
     expect(adoptBranch('prod')).toBe('mftops/adopt-prod');
-    expect(adoptBranch('eu west/1..2')).toBe('mftops/adopt-eu-west-1-2');
+    expect(adoptBranch('eu west/1..2')).toBe('mftops/adopt-eu%20west%2F1%2E.2');
+    expect(adoptBranch('a.lock')).toBe('mftops/adopt-a%2Elock');
+    expect(adoptBranch('end.')).toBe('mftops/adopt-end%2E');
+    expect(adoptBranch('x@{1}~^:?*[\\')).toBe('mftops/adopt-x%40%7B1%7D%7E%5E%3A%3F%2A%5B%5C');
+  });
+
+  it('gives two environments two branches, whatever their names', () => {
+    const names = [
+      'prod.eu',
+      'prod-eu',
+      'prod_eu',
+      'prod eu',
+      'prod%20eu',
+      'prod/eu',
+      'prod..eu',
+      'prod.%2Eeu',
+      'prod.',
+      'prod%2E',
+      'prod.lock',
+      'prod%2Elock',
+      'prød',
+      '',
+      'environment',
+    ];
+    expect(new Set(names.map(adoptBranch)).size).toBe(names.length);
+    for (const b of names.map(adoptBranch)) expect(b).not.toMatch(/\.\.|\.$|\.lock$|[\s~^:?*[\\\x00-\x1f\x7f]|@\{|\/\./);
   });
 });
 
@@ -131,6 +156,20 @@ describe('a branch with commits that are not mftops', () => {
     expect(result.action).toBe('kept');
     expect(github.branches.get(adoptBranch('theirs'))).toBe(theirs);
     expect(github.pulls().filter((p) => p.head === adoptBranch('theirs'))).toEqual([]);
+  });
+
+  it("leaves someone's pull request from that branch alone, even with nothing to adopt", async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP });
+    github.addCommit(adoptBranch('foreign'), { 'm/a.yaml': 'theirs' });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    const theirs = await api.createPullRequest({ title: 'mine', body: 'my own work', head: adoptBranch('foreign'), base: 'main' });
+    const result = await syncAdoptionPullRequest(api, proposal('foreign', `${KEEP}# x\n`), { branch: 'main', sha: base }, {});
+    expect(result.action).toBe('kept');
+    expect(result.reason).toMatch(/pull request #\d+ from branch mftops\/adopt-foreign is not mftops's adoption pull request of foreign/);
+    const none = await syncAdoptionPullRequest(api, { ...proposal('foreign', ''), files: [] }, { branch: 'main', sha: base }, {});
+    expect(none.action).toBe('kept');
+    expect(github.issues.get(theirs.number)).toMatchObject({ state: 'open', title: 'mine', body: 'my own work' });
+    expect([...github.comments.values()].filter((c) => c.issue_number === theirs.number)).toEqual([]);
   });
 
   it('moves its own commit of an earlier night', async () => {
