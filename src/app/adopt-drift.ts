@@ -207,11 +207,18 @@ function adoptedObjects(outcome: AdoptionOutcome, report: DriftReport): AdoptedF
   for (const f of outcome.files)
     for (const o of f.objects) {
       const drifted = report.drifted.find((d) => d.address === o.address);
-      const paths =
-        o.outcome === 'removed' || drifted === undefined
-          ? ('whole' as const)
-          : [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)].filter((p) => !refusedPaths.has(`${o.address}\n${p}`));
-      out.push({ address: o.address, addresses: addressesOf(o.address), paths });
+      if (o.outcome === 'removed' || drifted === undefined) {
+        out.push({ address: o.address, addresses: addressesOf(o.address), paths: 'whole' });
+        continue;
+      }
+      const all = [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)];
+      const refused = [
+        ...new Set([
+          ...all.filter((p) => refusedPaths.has(`${o.address}\n${p}`)),
+          ...outcome.refused.filter((r) => r.address === o.address && r.path !== undefined).map((r) => r.path!),
+        ]),
+      ];
+      out.push({ address: o.address, addresses: addressesOf(o.address), paths: all.filter((p) => !refusedPaths.has(`${o.address}\n${p}`)), refused });
     }
   for (const c of outcome.created) out.push({ address: c.address, addresses: addressesOf(c.address), paths: 'whole' });
   return out;
