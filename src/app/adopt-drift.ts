@@ -175,7 +175,7 @@ function acknowledgementsOf(
   const adopted = adoptedObjects(outcome, report);
   const none = { cleared: [], kept: [] };
   const configFile = prelude.config.file;
-  const text = rules.length === 0 || adopted.length === 0 ? undefined : readUnchanged(configFile, undefined, cwd);
+  const text = rules.length === 0 || adopted.length === 0 ? undefined : readUnchanged(configFile, prelude.config.sha256, cwd);
   const clearing = text === undefined ? { ...none, edits: [] } : clearAcknowledgements(rules, adopted, prelude.env.name, text, ruleCovers);
   const summary = (cleared: AdoptionAcknowledgements['cleared'], kept: AdoptionAcknowledgements['kept']): AdoptionAcknowledgements | undefined =>
     cleared.length + kept.length + leftAlone.length === 0 ? undefined : { cleared, kept, leftAlone };
