@@ -44,6 +44,7 @@ import { renderDriftMarkdown } from '../render/drift-markdown.js';
 import { renderDriftText } from '../render/drift-text.js';
 import { driftSentence } from '../render/drift-common.js';
 import { withDefined } from '../with-defined.js';
+import { escapeMd } from '../render/text.js';
 
 /**
  * The Action's job: read inputs and the run's context, run one use case of the application layer
@@ -227,7 +228,7 @@ interface MadePlan {
 }
 
 /** The plan of the step's manifests, saved to `out`; the diagnostics as annotations. */
-async function makePlan(s: Step, out: string): Promise<MadePlan> {
+async function makePlan(s: Step, out: string, targets?: readonly string[]): Promise<MadePlan> {
   const { planEnvironment } = await import('../app/plan.js');
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
@@ -239,6 +240,7 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
         parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism,
         ...pruneOption(s),
         ...(s.inputs.rotatePasswords ? { rotatePasswords: true } : {}),
+        ...withDefined({ targets }),
       },
       s.ctx,
     );
@@ -691,8 +693,15 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
 async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefined): Promise<boolean> {
   if (drift.status !== 'drift') return true;
   const environment = drift.environment;
+  // Only what the drift report lists: the plan of everything would revert acknowledged drift too.
+  const targets = [...new Set([...drift.drifted.map((d) => d.address), ...drift.unmanaged.filter((u) => u.pruned).map((u) => u.address)])];
+  if (targets.length === 0) {
+    s.a.runner.log(`No object of ${environment} differs from git (the drift is elsewhere, see the drift issue): no plan to revert it`);
+    return true;
+  }
+  const acknowledged = drift.acknowledged.filter((a) => targets.includes(a.address));
   const planFile = s.inputs.planFile ?? resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
-  const made = await makePlan(s, planFile);
+  const made = await makePlan(s, planFile, targets);
   if (made.plan === undefined) {
     for (const p of made.problems.filter((p) => !made.annotated.has(p))) s.a.runner.annotate('error', `on-drift revert-plan: ${p}`);
     return false;
@@ -708,7 +717,14 @@ async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefi
   const api = githubApi(s);
   if (typeof api === 'string') return true;
   try {
-    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === undefined ? 'this run' : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead.\n\n`;
+    const scope =
+      acknowledged.length === 0
+        ? 'Only the drifted objects are in it: acknowledged differences (drift.ignore) are left out.'
+        : `Only the drifted objects are in it, but it reverts the acknowledged differences (drift.ignore) they carry too: ${acknowledged
+            .slice(0, 20)
+            .map((a) => `<code>${escapeMd(a.address)}</code> ${escapeMd(a.what)}`)
+            .join(', ')}${acknowledged.length > 20 ? ` and ${acknowledged.length - 20} more` : ''}.`;
+    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === undefined ? 'this run' : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead. ${scope}\n\n`;
     const comment = renderPlanComment(plan, origin(s), GITHUB_COMMENT_LIMIT - intro.length, made.diagnostics);
     const marker = planMarker(environment);
     const body = comment.startsWith(`${marker}\n`) ? `${marker}\n${intro}${comment.slice(marker.length + 1)}` : comment;

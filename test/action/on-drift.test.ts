@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { parseDocument } from 'yaml';
 import { runAction } from '../../src/action/run-action.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
 import { adoptDrift } from '../../src/app/adopt-drift.js';
@@ -272,6 +273,36 @@ describe('on-drift: adopt-pr', () => {
 });
 
 describe('on-drift: revert-plan', () => {
+  it('plans only the drifted objects: an acknowledged difference of another object is not reverted, and the comment says so', {
+    timeout: 120_000,
+  }, async () => {
+    resetGithub();
+    const emulator = await startSeededEmulator();
+    onTestFinished(() => emulator.close());
+    const ws = checkout(emulator, 'production');
+    const mft = join(ws, 'mft');
+    const configFile = join(mft, 'mftops.yaml');
+    expect((await adoptDrift({ configFile, addresses: [], dryRun: false }, quietContext(mft))).status).toBe('adopted');
+    const config = parseDocument(readFileSync(configFile, 'utf8'));
+    config.setIn(['environments', 'production', 'drift'], { ignore: [{ address: 'Task/Acme outbound', reason: 'partner asked' }] });
+    writeFileSync(configFile, config.toString());
+    const base = commitWorkspace(ws);
+    editTaskByHand(emulator, { name: 'Acme outbound' }, (t) => {
+      (t.Info as JsonObject).Description = 'acknowledged change';
+    });
+    editTaskByHand(emulator, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'drifted change';
+    });
+    const run = await driftStep(ws, base, { 'on-drift': 'revert-plan', 'working-directory': 'mft' });
+    expect(run.code, run.log).toBe(2);
+    const plan = readPlanFile(run.outputs['plan-file']!);
+    expect(plan.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual(['Task/Payroll to bank']);
+    const [issue] = [...github.issues.values()];
+    const [comment] = [...github.comments.values()].filter((c) => c.issue_number === issue!.number);
+    expect(comment!.body).toContain('Only the drifted objects are in it: acknowledged differences (drift.ignore) are left out.');
+    expect(comment!.body).not.toContain('Acme outbound');
+  });
+
   it('posts the plan that reverts the drift on the drift issue and saves it as plan-file, writing nothing to the server', { timeout: 120_000 }, async () => {
     resetGithub();
     const emulator = await startSeededEmulator();
