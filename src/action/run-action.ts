@@ -551,12 +551,13 @@ async function driftStep(s: Step): Promise<number> {
   const reportHint = s.context.runUrl === undefined ? 'the JSON report of this run' : `the JSON report of [this workflow run](${s.context.runUrl})`;
   const room = s.a.runner.summaryRoom();
   // The markdown report is mostly ASCII; a third of the room in characters always fits in bytes.
-  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
+  const config = configForCommands(s);
+  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint, ...withDefined({ config }) }));
   const finding: DriftFinding = {
     environment: report.environment,
     inSync: report.status === 'in-sync',
     headline: sentence.replace(/^Drift: /, '').replace(/\.$/, ''),
-    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint }),
+    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint, ...withDefined({ config }) }),
   };
   const issue = s.inputs.comment ? await updateDriftIssue(s, finding) : { written: true };
   // Nobody hears of the drift unless the issue is written: a failure there fails the step.
@@ -564,6 +565,16 @@ async function driftStep(s: Step): Promise<number> {
   const exitcode = issue.written && triaged ? code : 1;
   setOutputs(s.a.runner, { exitcode, 'has-changes': hasChanges(report.plan), 'report-file': reportFile, summary: sentence });
   return exitcode;
+}
+
+/**
+ * The configuration as the drift report's commands name it (`--config`), for someone who runs them
+ * at the repository root: from there, or absent when it is the default `mftops.yaml` there.
+ */
+function configForCommands(s: Step): string | undefined {
+  const fromRoot = relative(s.context.workspace, s.inputs.config).split('\\').join('/');
+  const shown = fromRoot.startsWith('../') || fromRoot === '..' || isAbsolute(fromRoot) ? s.inputs.config : fromRoot;
+  return shown === 'mftops.yaml' ? undefined : shown;
 }
 
 /** Open, update or close the environment's drift issue; `written` false when GitHub refused; the issue while open. */

@@ -222,6 +222,10 @@ describe('on-drift: adopt-pr', () => {
     expect(run.code, run.log).toBe(2);
     const [pr] = github.pulls();
     expect(pr?.head).toBe('mftops/adopt-production');
+    // The drift issue's commands, copied at the repository root, read the configuration the job read.
+    const driftIssue = [...github.issues.values()].find((i) => i.body.includes('<!-- mftops:drift:production -->'));
+    expect(driftIssue!.body).toContain('mftops drift --config mft/mftops.yaml --env production --adopt');
+    expect(driftIssue!.body).not.toMatch(/mftops (drift|apply) --env/);
     const head = github.branches.get('mftops/adopt-production')!;
     expect(github.filesAt(head).get('mft/manifests/tasks/partners.yaml')).toContain('Acme adopted by hand');
     expect(pr!.body).toContain('Acme adopted by hand');
