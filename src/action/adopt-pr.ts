@@ -3,7 +3,7 @@ import type { DriftedObject, DriftReport } from '../drift/model.js';
 import { attributionText, entryPhrase, grantText, sideWords, valueText } from '../render/drift-common.js';
 import { escapeMd } from '../render/text.js';
 import { withDefined } from '../with-defined.js';
-import type { GitCommit, GithubApi, PullRequest, TreeFile } from './github-api.js';
+import { GithubApiError, type GitCommit, type GithubApi, type PullRequest, type TreeFile } from './github-api.js';
 import { GITHUB_COMMENT_LIMIT, markerName, upsertStickyComment, type CommentOrigin } from './pr-comment.js';
 
 /**
@@ -116,7 +116,17 @@ export async function syncAdoptionPullRequest(
       return { action: 'kept', reason, ...withDefined({ pullRequest: open }) };
     }
     headSha = await api.createCommit({ message: proposal.commitMessage, tree, parents: [base.sha] });
-    await api.setBranch(branch, headSha, current !== undefined);
+    try {
+      await api.setBranch(branch, headSha, current !== undefined);
+    } catch (err) {
+      // The base changed .github/workflows since the branch's commit: a token without the
+      // `workflows` permission (GITHUB_TOKEN, most Apps) may not move a branch over that.
+      if (!(err instanceof GithubApiError) || !/without `?workflows`? permission/i.test(err.message)) throw err;
+      throw new GithubApiError(
+        `GitHub refuses to write branch ${branch}: it would change .github/workflows and the token lacks the \`workflows\` permission; delete the branch ${branch}, or pass a token with that permission as github-token`,
+        err.status,
+      );
+    }
   }
   const withHead = (pr: PullRequest): AdoptPrResult => ({
     action: open === undefined ? 'opened' : 'updated',

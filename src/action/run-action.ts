@@ -692,7 +692,8 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
     }
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    return problem(`the pull request was not opened or updated: ${err.message} (the job needs \`permissions: { contents: write, pull-requests: write }\`)`);
+    const hint = /`workflows` permission/.test(err.message) ? '' : ' (the job needs `permissions: { contents: write, pull-requests: write }`)';
+    return problem(`the pull request was not opened or updated: ${err.message}${hint}`);
   }
 }
 

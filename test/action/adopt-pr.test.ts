@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { adoptBranch, renderAdoptPrBody, syncAdoptionPullRequest } from '../../src/action/adopt-pr.js';
 import { adoptedTreeFiles } from '../../src/action/adopted-files.js';
 import { createGithubApi } from '../../src/action/github-api.js';
@@ -170,6 +170,18 @@ describe('a branch with commits that are not mftops', () => {
     expect(none.action).toBe('kept');
     expect(github.issues.get(theirs.number)).toMatchObject({ state: 'open', title: 'mine', body: 'my own work' });
     expect([...github.comments.values()].filter((c) => c.issue_number === theirs.number)).toEqual([]);
+  });
+
+  it('says what to do when GitHub refuses the branch for a change of .github/workflows on the base', async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP, '.github/workflows/drift.yml': 'on: push' });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    github.refuseRefWrites = 'refusing to allow a GitHub App to create or update workflow `.github/workflows/drift.yml` without `workflows` permission';
+    onTestFinished(() => {
+      github.refuseRefWrites = undefined;
+    });
+    await expect(syncAdoptionPullRequest(api, proposal('wf', `${KEEP}# x\n`), { branch: 'main', sha: base }, {})).rejects.toThrow(
+      /^GitHub refuses to write branch mftops\/adopt-wf: it would change \.github\/workflows and the token lacks the `workflows` permission; delete the branch mftops\/adopt-wf, or pass a token with that permission as github-token$/,
+    );
   });
 
   it('moves its own commit of an earlier night', async () => {
