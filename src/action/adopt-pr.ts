@@ -52,10 +52,11 @@ export interface AdoptionProposal {
  * - `updated`: the open one now shows this run (its branch moved when the files differ);
  * - `closed`: nothing left to adopt, the open one got a comment and was closed;
  * - `none`: nothing to adopt and none open;
+ * - `declined`: someone closed (without merging) the pull request of this very adoption: left closed;
  * - `kept`: the branch's head is not mftops's commit (a reviewer's fix-up, someone's own branch of
  *   that name): left as it is, `reason` says why, the open pull request (if any) got a comment.
  */
-export type AdoptPrAction = 'opened' | 'updated' | 'closed' | 'none' | 'kept';
+export type AdoptPrAction = 'opened' | 'updated' | 'closed' | 'none' | 'kept' | 'declined';
 
 export interface AdoptPrResult {
   readonly action: AdoptPrAction;
@@ -97,6 +98,14 @@ export async function syncAdoptionPullRequest(
     return { action: 'closed', pullRequest: await api.updatePullRequest(open.number, { state: 'closed' }) };
   }
   const tree = await api.createTree(await api.getCommitTree(base.sha), proposal.files);
+  if (open === undefined) {
+    // Closed without merging for these very files: a decision, not to be undone every night.
+    const closed = await api.findClosedUnmergedPullRequest(branch);
+    if (closed?.headSha !== undefined && closed.body.includes(adoptMarker(proposal.environment))) {
+      const head = await api.getCommit(closed.headSha);
+      if (isAdoptCommit(head, proposal.environment) && head.tree === tree) return { action: 'declined', pullRequest: closed };
+    }
+  }
   const same = open?.headSha !== undefined && (await api.getCommitTree(open.headSha)) === tree;
   let headSha = open?.headSha;
   if (!same) {

@@ -55,6 +55,8 @@ export interface GithubApi {
   setBranch(branch: string, sha: string, move: boolean): Promise<void>;
   /** The open pull request from `branch` of this repository, if any. */
   findOpenPullRequest(branch: string): Promise<PullRequest | undefined>;
+  /** The latest pull request from `branch` of this repository that was closed without being merged, if any. */
+  findClosedUnmergedPullRequest(branch: string): Promise<PullRequest | undefined>;
   createPullRequest(pr: { title: string; body: string; head: string; base: string }): Promise<PullRequest>;
   updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<PullRequest>;
 }
@@ -246,6 +248,11 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
       // The head filter is the server's; a pull request from another branch is never taken for ours.
       const mine = list.find((p) => isRecord(p) && isRecord(p['head']) && p['head']['ref'] === branch);
       return mine === undefined ? undefined : toPullRequest(mine);
+    },
+    findClosedUnmergedPullRequest: async (branch) => {
+      const list = await paginate(`${repoPath}/pulls?state=closed&sort=created&direction=desc&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
+      const declined = list.find((p) => isRecord(p) && isRecord(p['head']) && p['head']['ref'] === branch && (p['merged_at'] ?? null) === null);
+      return declined === undefined ? undefined : toPullRequest(declined);
     },
     createPullRequest: async (pr) =>
       toPullRequest((await call('POST', `${base}${repoPath}/pulls`, { title: pr.title, body: pr.body, head: pr.head, base: pr.base })).data),

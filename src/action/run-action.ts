@@ -680,6 +680,11 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
       case 'none':
         if (drift.status === 'drift') s.a.runner.log('Nothing of the drift can be adopted: no pull request (see the drift issue)');
         return true;
+      case 'declined':
+        s.a.runner.log(
+          `The adoption pull request ${where} was closed without merging for this same drift: left closed (a different drift opens a new one; reopen it to take it up again)`,
+        );
+        return true;
       case 'kept':
         // The pull request someone edited stays theirs (a warning, said on it too); a branch taken
         // by something else leaves the drift without a pull request: the step fails.

@@ -184,6 +184,19 @@ describe('a branch with commits that are not mftops', () => {
     );
   });
 
+  it('leaves closed a pull request someone closed without merging while the drift is the same; a new drift opens a new one', async () => {
+    const base = github.addCommit('main', { 'm/a.yaml': KEEP });
+    const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
+    const first = await syncAdoptionPullRequest(api, proposal('declined', `${KEEP}# one\n`), { branch: 'main', sha: base }, {});
+    await api.updatePullRequest(first.pullRequest!.number, { state: 'closed' });
+    const again = await syncAdoptionPullRequest(api, proposal('declined', `${KEEP}# one\n`), { branch: 'main', sha: base }, {});
+    expect(again.action).toBe('declined');
+    expect(again.pullRequest?.number).toBe(first.pullRequest!.number);
+    expect(github.pulls().filter((p) => p.head === adoptBranch('declined') && p.state === 'open')).toEqual([]);
+    const news = await syncAdoptionPullRequest(api, proposal('declined', `${KEEP}# two\n`), { branch: 'main', sha: base }, {});
+    expect(news.action).toBe('opened');
+  });
+
   it('moves its own commit of an earlier night', async () => {
     const base = github.addCommit('main', { 'm/a.yaml': KEEP });
     const api = createGithubApi({ apiUrl: github.apiUrl, token: github.token, owner: 'acme-corp', repo: 'mft-config' });
