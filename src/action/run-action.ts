@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext, EnvironmentChoice } from '../app/context.js';
@@ -644,6 +645,11 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
   const branch = /^refs\/heads\/(.+)$/.exec(s.context.ref ?? '')?.[1];
   if (branch === undefined || s.context.sha === undefined)
     return problem(`the job must run on a branch (GITHUB_REF is ${s.context.ref ?? 'not set'}): the pull request's base is the branch it checked out`);
+  const head = checkoutHead(s.context.workspace);
+  if (head !== undefined && head !== s.context.sha)
+    return problem(
+      `the checkout is at ${head.slice(0, 12)}, not at GITHUB_SHA ${s.context.sha.slice(0, 12)}: the adoption would go onto another commit's files; check out GITHUB_SHA (actions/checkout's default)`,
+    );
   let proposal: AdoptionProposal = { environment: drift.environment, files: [], title: '', body: '', commitMessage: '' };
   if (drift.status === 'drift') {
     const { adoptDrift } = await import('../app/adopt-drift.js');
@@ -699,6 +705,21 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
     if (!isMftopsError(err)) throw err;
     const hint = /`workflows` permission/.test(err.message) ? '' : ' (the job needs `permissions: { contents: write, pull-requests: write }`)';
     return problem(`the pull request was not opened or updated: ${err.message}${hint}`);
+  }
+}
+
+/**
+ * The commit checked out in the workspace (`git rev-parse HEAD`), or undefined when git is not
+ * there or the workspace is not the root of a git checkout (nothing to compare).
+ */
+function checkoutHead(workspace: string): string | undefined {
+  try {
+    const [top, head] = execFileSync('git', ['rev-parse', '--show-toplevel', 'HEAD'], { cwd: workspace, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    return top !== undefined && realpathSync(top) === realpathSync(workspace) ? head : undefined;
+  } catch {
+    return undefined;
   }
 }
 

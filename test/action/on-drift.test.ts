@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -240,6 +241,33 @@ describe('on-drift: adopt-pr', () => {
       expect(run.log).not.toContain(secret);
       for (const text of github.filesAt(head).values()) expect(text).not.toContain(secret);
     }
+  });
+
+  it('refuses, writing nothing to GitHub, when the checkout is not at GITHUB_SHA: its files would go onto another tree', { timeout: 60_000 }, async () => {
+    resetGithub();
+    const emulator = await startSeededEmulator();
+    onTestFinished(() => emulator.close());
+    const ws = testdir({
+      'mftops.yaml': emulatorEnvironmentsYaml([
+        { environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] },
+      ]),
+      'manifests/acl.yaml': ACL_MANIFEST,
+    });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: ws, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'checkout');
+    const base = commitWorkspace(ws);
+    setFinanceAcl(emulator, { TaskEditExisting: 0 });
+    github.resetCalls();
+    const run = await driftStep(ws, base, { 'on-drift': 'adopt-pr' });
+    expect(run.code).toBe(1);
+    const head = git('rev-parse', 'HEAD').toString().trim();
+    expect(run.log).toContain(
+      `::error::on-drift adopt-pr: the checkout is at ${head.slice(0, 12)}, not at GITHUB_SHA ${base.slice(0, 12)}: the adoption would go onto another commit's files; check out GITHUB_SHA (actions/checkout's default)`,
+    );
+    expect(github.writes().filter((w) => !w.includes('/issues'))).toEqual([]);
   });
 
   it('a bad on-drift value: one error line naming the input and its values, exit 1, no call to GitHub', async () => {
