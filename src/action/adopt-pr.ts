@@ -2,25 +2,39 @@ import type { AdoptedFileObject, AdoptionFileResult, AdoptionReport } from '../a
 import type { DriftedObject, DriftReport } from '../drift/model.js';
 import { attributionText, entryPhrase, grantText, sideWords, valueText } from '../render/drift-common.js';
 import { escapeMd } from '../render/text.js';
-import type { GithubApi, PullRequest, TreeFile } from './github-api.js';
-import { GITHUB_COMMENT_LIMIT, markerName, type CommentOrigin } from './pr-comment.js';
+import { withDefined } from '../with-defined.js';
+import { GithubApiError, type GitCommit, type GithubApi, type PullRequest, type TreeFile } from './github-api.js';
+import { GITHUB_COMMENT_LIMIT, markerName, upsertStickyComment, type CommentOrigin } from './pr-comment.js';
 
 /**
  * `on-drift: adopt-pr`: the adopted manifests of one environment proposed as one pull request,
  * from one branch (`mftops/adopt-ENV`) holding one commit on the base the drift job checked out.
  * Written through the Git Data API (the runner's checkout is never touched); every run replaces
- * the branch's commit, so the pull request always shows this run's adoption, never a stack.
+ * the branch's commit, so the pull request always shows this run's adoption, never a stack — but
+ * only mftops's own commit: a branch whose head someone else wrote is left as it is.
  */
 
-/** The branch of an environment's adoption pull request: one per environment, a valid git ref name. */
+/**
+ * The branch of an environment's adoption pull request: one per environment (two names never share
+ * one), a valid git ref name. Letters, digits, `_`, `-` and `.` stay; every other byte is `%XX`, and
+ * so is a `.` git forbids where it is (before another `.`, at the end, before a final `lock`).
+ */
 export function adoptBranch(environment: string): string {
-  const safe = environment.replace(/[^A-Za-z0-9_-]/g, '-').replace(/-{2,}/g, '-');
-  return `mftops/adopt-${safe === '' || safe === '-' ? 'environment' : safe}`;
+  const encoded = [...Buffer.from(environment, 'utf8')]
+    .map((b) => (/[A-Za-z0-9_.-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('')
+    .replace(/\.(?=\.|$|lock$)/g, '%2E');
+  return `mftops/adopt-${encoded}`;
 }
 
 /** The hidden line in the pull request body naming the environment. */
 export function adoptMarker(environment: string): string {
   return `<!-- mftops:adopt:${markerName(environment)} -->`;
+}
+
+/** The first line of mftops's adoption commit: a branch head with another is someone's work. */
+export function adoptCommitSubject(environment: string): string {
+  return `mftops: adopt drift of ${environment}`;
 }
 
 /** What one run proposes for one environment: the files and the words, all built from redacted values. */
@@ -37,15 +51,20 @@ export interface AdoptionProposal {
  * - `opened`: a new pull request;
  * - `updated`: the open one now shows this run (its branch moved when the files differ);
  * - `closed`: nothing left to adopt, the open one got a comment and was closed;
- * - `none`: nothing to adopt and none open.
+ * - `none`: nothing to adopt and none open;
+ * - `declined`: someone closed (without merging) the pull request of this very adoption: left closed;
+ * - `kept`: the branch's head is not mftops's commit (a reviewer's fix-up, someone's own branch of
+ *   that name): left as it is, `reason` says why, the open pull request (if any) got a comment.
  */
-export type AdoptPrAction = 'opened' | 'updated' | 'closed' | 'none';
+export type AdoptPrAction = 'opened' | 'updated' | 'closed' | 'none' | 'kept' | 'declined';
 
 export interface AdoptPrResult {
   readonly action: AdoptPrAction;
   readonly pullRequest?: PullRequest;
   /** The commit now at the head of the branch (opened, updated). */
   readonly headSha?: string;
+  /** Why the branch was left as it is (kept): one line. */
+  readonly reason?: string;
 }
 
 /** Where the commit goes: the branch the drift job ran on and the commit it checked out. */
@@ -69,17 +88,54 @@ export async function syncAdoptionPullRequest(
 ): Promise<AdoptPrResult> {
   const branch = adoptBranch(proposal.environment);
   const open = await api.findOpenPullRequest(branch);
+  if (open !== undefined && !open.body.includes(adoptMarker(proposal.environment))) {
+    const reason = `pull request #${open.number} from branch ${branch} is not mftops's adoption pull request of ${proposal.environment} (its body lacks ${adoptMarker(proposal.environment)}): left as it is; merge or close it and delete the branch for mftops to propose the drift`;
+    return { action: 'kept', reason, pullRequest: open };
+  }
   if (proposal.files.length === 0) {
     if (open === undefined) return { action: 'none' };
     await api.createIssueComment(open.number, renderAdoptClosingComment(proposal.environment, origin, now));
     return { action: 'closed', pullRequest: await api.updatePullRequest(open.number, { state: 'closed' }) };
   }
   const tree = await api.createTree(await api.getCommitTree(base.sha), proposal.files);
+  if (open === undefined) {
+    // Closed without merging for these very files: a decision, not to be undone every night.
+    const closed = await api.findClosedUnmergedPullRequest(branch);
+    if (closed?.headSha !== undefined && closed.body.includes(adoptMarker(proposal.environment))) {
+      const head = await api.getCommit(closed.headSha);
+      if (isAdoptCommit(head, proposal.environment) && head.tree === tree) return { action: 'declined', pullRequest: closed };
+    }
+  }
   const same = open?.headSha !== undefined && (await api.getCommitTree(open.headSha)) === tree;
   let headSha = open?.headSha;
   if (!same) {
+    // Only mftops's own commit is replaced: a commit someone pushed is never lost.
+    const current = await api.getBranchSha(branch);
+    if (current !== undefined && !isAdoptCommit(await api.getCommit(current), proposal.environment)) {
+      const reason = `branch ${branch} has a commit that is not mftops's (${current.slice(0, 12)}): mftops leaves it as it is; ${open === undefined ? 'rename or delete that branch' : `merge or close pull request #${open.number} and delete the branch`} for mftops to propose the drift of ${proposal.environment}`;
+      if (open !== undefined) {
+        const marker = `<!-- mftops:adopt-kept:${markerName(proposal.environment)} -->`;
+        await upsertStickyComment(
+          api,
+          open.number,
+          marker,
+          `${marker}\nmftops did not update this pull request: its branch <code>${escapeMd(branch)}</code> has a commit that is not mftops's (${current.slice(0, 12)}), which mftops never replaces. Merge or close this pull request and delete the branch for mftops to propose the drift of **${escapeMd(proposal.environment)}** again.`,
+        );
+      }
+      return { action: 'kept', reason, ...withDefined({ pullRequest: open }) };
+    }
     headSha = await api.createCommit({ message: proposal.commitMessage, tree, parents: [base.sha] });
-    await api.setBranch(branch, headSha);
+    try {
+      await api.setBranch(branch, headSha, current !== undefined);
+    } catch (err) {
+      // The base changed .github/workflows since the branch's commit: a token without the
+      // `workflows` permission (GITHUB_TOKEN, most Apps) may not move a branch over that.
+      if (!(err instanceof GithubApiError) || !/without `?workflows`? permission/i.test(err.message)) throw err;
+      throw new GithubApiError(
+        `GitHub refuses to write branch ${branch}: it would change .github/workflows and the token lacks the \`workflows\` permission; delete the branch ${branch}, or pass a token with that permission as github-token`,
+        err.status,
+      );
+    }
   }
   const withHead = (pr: PullRequest): AdoptPrResult => ({
     action: open === undefined ? 'opened' : 'updated',
@@ -88,6 +144,11 @@ export async function syncAdoptionPullRequest(
   });
   if (open !== undefined) return withHead(await api.updatePullRequest(open.number, { title: proposal.title, body: proposal.body }));
   return withHead(await api.createPullRequest({ title: proposal.title, body: proposal.body, head: branch, base: base.branch }));
+}
+
+/** mftops's commit: one parent (the base), its message the one renderAdoptCommitMessage writes. */
+function isAdoptCommit(commit: GitCommit, environment: string): boolean {
+  return commit.parents.length === 1 && commit.message.startsWith(`${adoptCommitSubject(environment)}\n`);
 }
 
 export function renderAdoptClosingComment(environment: string, origin: CommentOrigin, now: Date): string {
@@ -105,7 +166,7 @@ export function renderAdoptCommitMessage(report: AdoptionReport): string {
   const lines = adoptedObjects(report).map(
     ({ object }) => `- ${object.address}${object.paths.length > 0 ? `: ${object.paths.join(', ')}` : ` (${object.outcome})`}`,
   );
-  return `mftops: adopt drift of ${report.environment}\n\nThe manifests now say what the servers have (mftops drift --adopt):\n\n${lines.join('\n')}\n`;
+  return `${adoptCommitSubject(report.environment)}\n\nThe manifests now say what the servers have (mftops drift --adopt):\n\n${lines.join('\n')}\n`;
 }
 
 /**
@@ -122,7 +183,7 @@ export function renderAdoptPrBody(report: AdoptionReport, drift: DriftReport, or
     `Someone changed the servers of **${escapeMd(report.environment)}** outside git. This pull request changes the manifests to say what the servers have now: merging it accepts those changes (the next plan shows no change for them). To put the servers back instead, close it and apply the manifests (\`mftops apply --target ADDRESS\`, or the \`on-drift: revert-plan\` drift job).`,
   ].join('\n');
   const run = origin.runUrl === undefined ? 'the drift job' : `[the drift job](${origin.runUrl})`;
-  const foot = `\n---\n<sub>Made by ${run} at ${now.toISOString()}${origin.sha === undefined ? '' : ` on ${escapeMd(origin.sha.slice(0, 12))}`}. mftops replaces this branch's commit on every run while the drift lasts and closes this pull request when nothing is left to adopt; edits pushed to the branch are replaced too.</sub>\n`;
+  const foot = `\n---\n<sub>Made by ${run} at ${now.toISOString()}${origin.sha === undefined ? '' : ` on ${escapeMd(origin.sha.slice(0, 12))}`}. mftops replaces its commit on this branch on every run while the drift lasts and closes this pull request when nothing is left to adopt; once someone pushes a commit to the branch, mftops leaves the branch as it is.</sub>\n`;
   const tail: string[] = [];
   if (report.refused.length > 0) {
     tail.push('### Not adopted', '', '| Object | Field | Why |', '|:--|:--|:--|');

@@ -43,13 +43,20 @@ export interface GithubApi {
   getBranchSha(branch: string): Promise<string | undefined>;
   /** The tree of a commit. */
   getCommitTree(commitSha: string): Promise<string>;
+  /** A commit's tree, parents and message. */
+  getCommit(commitSha: string): Promise<GitCommit>;
   /** A tree on `baseTree` with these files written (`text`) or removed (`text: null`). */
   createTree(baseTree: string, files: readonly TreeFile[]): Promise<string>;
   createCommit(commit: { message: string; tree: string; parents: readonly string[] }): Promise<string>;
-  /** Point the branch at `sha`: created when missing, else moved even when not a fast-forward (`force`). */
-  setBranch(branch: string, sha: string): Promise<void>;
+  /**
+   * Point the branch at `sha`: `move` false creates it (GitHub refuses with 422 when it exists by
+   * then); `move` true moves the existing one even when not a fast-forward (`force`).
+   */
+  setBranch(branch: string, sha: string, move: boolean): Promise<void>;
   /** The open pull request from `branch` of this repository, if any. */
   findOpenPullRequest(branch: string): Promise<PullRequest | undefined>;
+  /** The latest pull request from `branch` of this repository that was closed without being merged, if any. */
+  findClosedUnmergedPullRequest(branch: string): Promise<PullRequest | undefined>;
   createPullRequest(pr: { title: string; body: string; head: string; base: string }): Promise<PullRequest>;
   updatePullRequest(number: number, change: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<PullRequest>;
 }
@@ -60,6 +67,13 @@ export interface TreeFile {
   readonly text: string | null;
   /** `100644`, or `100755` for an executable file. */
   readonly mode: '100644' | '100755';
+}
+
+/** A commit of the Git Data API, as far as the Action reads it. */
+export interface GitCommit {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly message: string;
 }
 
 /** A pull request, as far as the Action reads it. */
@@ -200,6 +214,16 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
         throw new GithubApiError(`GitHub API returned commit ${sha} without a tree`, undefined);
       return data['tree']['sha'];
     },
+    getCommit: async (sha) => {
+      const { data } = await call('GET', `${base}${repoPath}/git/commits/${encodeURIComponent(sha)}`);
+      if (!isRecord(data) || !isRecord(data['tree']) || typeof data['tree']['sha'] !== 'string' || !Array.isArray(data['parents']))
+        throw new GithubApiError(`GitHub API returned commit ${sha} without a tree or parents`, undefined);
+      return {
+        tree: data['tree']['sha'],
+        parents: (data['parents'] as unknown[]).map((p) => (isRecord(p) && typeof p['sha'] === 'string' ? p['sha'] : '')),
+        message: typeof data['message'] === 'string' ? data['message'] : '',
+      };
+    },
     createTree: async (baseTree, files) =>
       shaOf(
         (
@@ -215,21 +239,20 @@ export function createGithubApi(options: GithubApiOptions): GithubApi {
       ),
     createCommit: async (commit) =>
       shaOf((await call('POST', `${base}${repoPath}/git/commits`, { message: commit.message, tree: commit.tree, parents: commit.parents })).data, 'commit'),
-    setBranch: async (branch, sha) => {
-      try {
-        await call('POST', `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
-        return;
-      } catch (err) {
-        // 422 "Reference already exists": move it.
-        if (!(err instanceof GithubApiError) || err.status !== 422) throw err;
-      }
-      await call('PATCH', `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+    setBranch: async (branch, sha, move) => {
+      if (move) await call('PATCH', `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+      else await call('POST', `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
     },
     findOpenPullRequest: async (branch) => {
       const list = await paginate(`${repoPath}/pulls?state=open&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
       // The head filter is the server's; a pull request from another branch is never taken for ours.
       const mine = list.find((p) => isRecord(p) && isRecord(p['head']) && p['head']['ref'] === branch);
       return mine === undefined ? undefined : toPullRequest(mine);
+    },
+    findClosedUnmergedPullRequest: async (branch) => {
+      const list = await paginate(`${repoPath}/pulls?state=closed&sort=created&direction=desc&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
+      const declined = list.find((p) => isRecord(p) && isRecord(p['head']) && p['head']['ref'] === branch && (p['merged_at'] ?? null) === null);
+      return declined === undefined ? undefined : toPullRequest(declined);
     },
     createPullRequest: async (pr) =>
       toPullRequest((await call('POST', `${base}${repoPath}/pulls`, { title: pr.title, body: pr.body, head: pr.head, base: pr.base })).data),

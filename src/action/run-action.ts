@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext, EnvironmentChoice } from '../app/context.js';
@@ -44,6 +45,7 @@ import { renderDriftMarkdown } from '../render/drift-markdown.js';
 import { renderDriftText } from '../render/drift-text.js';
 import { driftSentence } from '../render/drift-common.js';
 import { withDefined } from '../with-defined.js';
+import { escapeMd } from '../render/text.js';
 
 /**
  * The Action's job: read inputs and the run's context, run one use case of the application layer
@@ -227,7 +229,7 @@ interface MadePlan {
 }
 
 /** The plan of the step's manifests, saved to `out`; the diagnostics as annotations. */
-async function makePlan(s: Step, out: string): Promise<MadePlan> {
+async function makePlan(s: Step, out: string, targets?: readonly string[]): Promise<MadePlan> {
   const { planEnvironment } = await import('../app/plan.js');
   let result: Awaited<ReturnType<typeof planEnvironment>>;
   try {
@@ -239,6 +241,7 @@ async function makePlan(s: Step, out: string): Promise<MadePlan> {
         parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism,
         ...pruneOption(s),
         ...(s.inputs.rotatePasswords ? { rotatePasswords: true } : {}),
+        ...withDefined({ targets }),
       },
       s.ctx,
     );
@@ -549,12 +552,13 @@ async function driftStep(s: Step): Promise<number> {
   const reportHint = s.context.runUrl === undefined ? 'the JSON report of this run' : `the JSON report of [this workflow run](${s.context.runUrl})`;
   const room = s.a.runner.summaryRoom();
   // The markdown report is mostly ASCII; a third of the room in characters always fits in bytes.
-  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
+  const config = configForCommands(s);
+  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint, ...withDefined({ config }) }));
   const finding: DriftFinding = {
     environment: report.environment,
     inSync: report.status === 'in-sync',
     headline: sentence.replace(/^Drift: /, '').replace(/\.$/, ''),
-    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint }),
+    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint, ...withDefined({ config }) }),
   };
   const issue = s.inputs.comment ? await updateDriftIssue(s, finding) : { written: true };
   // Nobody hears of the drift unless the issue is written: a failure there fails the step.
@@ -562,6 +566,16 @@ async function driftStep(s: Step): Promise<number> {
   const exitcode = issue.written && triaged ? code : 1;
   setOutputs(s.a.runner, { exitcode, 'has-changes': hasChanges(report.plan), 'report-file': reportFile, summary: sentence });
   return exitcode;
+}
+
+/**
+ * The configuration as the drift report's commands name it (`--config`), for someone who runs them
+ * at the repository root: from there, or absent when it is the default `mftops.yaml` there.
+ */
+function configForCommands(s: Step): string | undefined {
+  const fromRoot = relative(s.context.workspace, s.inputs.config).split('\\').join('/');
+  const shown = fromRoot.startsWith('../') || fromRoot === '..' || isAbsolute(fromRoot) ? s.inputs.config : fromRoot;
+  return shown === 'mftops.yaml' ? undefined : shown;
 }
 
 /** Open, update or close the environment's drift issue; `written` false when GitHub refused; the issue while open. */
@@ -631,6 +645,11 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
   const branch = /^refs\/heads\/(.+)$/.exec(s.context.ref ?? '')?.[1];
   if (branch === undefined || s.context.sha === undefined)
     return problem(`the job must run on a branch (GITHUB_REF is ${s.context.ref ?? 'not set'}): the pull request's base is the branch it checked out`);
+  const head = checkoutHead(s.context.workspace);
+  if (head !== undefined && head !== s.context.sha)
+    return problem(
+      `the checkout is at ${head.slice(0, 12)}, not at GITHUB_SHA ${s.context.sha.slice(0, 12)}: the adoption would go onto another commit's files; check out GITHUB_SHA (actions/checkout's default)`,
+    );
   let proposal: AdoptionProposal = { environment: drift.environment, files: [], title: '', body: '', commitMessage: '' };
   if (drift.status === 'drift') {
     const { adoptDrift } = await import('../app/adopt-drift.js');
@@ -667,6 +686,16 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
       case 'none':
         if (drift.status === 'drift') s.a.runner.log('Nothing of the drift can be adopted: no pull request (see the drift issue)');
         return true;
+      case 'declined':
+        s.a.runner.log(
+          `The adoption pull request ${where} was closed without merging for this same drift: left closed (a different drift opens a new one; reopen it to take it up again)`,
+        );
+        return true;
+      case 'kept':
+        // The pull request someone edited stays theirs (a warning, said on it too); a branch taken
+        // by something else leaves the drift without a pull request: the step fails.
+        s.a.runner.annotate(pr === undefined ? 'error' : 'warning', `on-drift adopt-pr: ${result.reason ?? `branch of ${drift.environment} left as it is`}`);
+        return pr !== undefined;
       default: {
         const never: never = result.action;
         throw new Error(`unknown adoption pull request action ${String(never)}`);
@@ -674,7 +703,23 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
     }
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    return problem(`the pull request was not opened or updated: ${err.message} (the job needs \`permissions: { contents: write, pull-requests: write }\`)`);
+    const hint = /`workflows` permission/.test(err.message) ? '' : ' (the job needs `permissions: { contents: write, pull-requests: write }`)';
+    return problem(`the pull request was not opened or updated: ${err.message}${hint}`);
+  }
+}
+
+/**
+ * The commit checked out in the workspace (`git rev-parse HEAD`), or undefined when git is not
+ * there or the workspace is not the root of a git checkout (nothing to compare).
+ */
+function checkoutHead(workspace: string): string | undefined {
+  try {
+    const [top, head] = execFileSync('git', ['rev-parse', '--show-toplevel', 'HEAD'], { cwd: workspace, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    return top !== undefined && realpathSync(top) === realpathSync(workspace) ? head : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -686,8 +731,15 @@ async function adoptPrStep(s: Step, drift: DriftReport): Promise<boolean> {
 async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefined): Promise<boolean> {
   if (drift.status !== 'drift') return true;
   const environment = drift.environment;
+  // Only what the drift report lists: the plan of everything would revert acknowledged drift too.
+  const targets = [...new Set([...drift.drifted.map((d) => d.address), ...drift.unmanaged.filter((u) => u.pruned).map((u) => u.address)])];
+  if (targets.length === 0) {
+    s.a.runner.log(`No object of ${environment} differs from git (the drift is elsewhere, see the drift issue): no plan to revert it`);
+    return true;
+  }
+  const acknowledged = drift.acknowledged.filter((a) => targets.includes(a.address));
   const planFile = s.inputs.planFile ?? resolve(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
-  const made = await makePlan(s, planFile);
+  const made = await makePlan(s, planFile, targets);
   if (made.plan === undefined) {
     for (const p of made.problems.filter((p) => !made.annotated.has(p))) s.a.runner.annotate('error', `on-drift revert-plan: ${p}`);
     return false;
@@ -703,7 +755,14 @@ async function revertPlanStep(s: Step, drift: DriftReport, issue: Issue | undefi
   const api = githubApi(s);
   if (typeof api === 'string') return true;
   try {
-    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === undefined ? 'this run' : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead.\n\n`;
+    const scope =
+      acknowledged.length === 0
+        ? 'Only the drifted objects are in it: acknowledged differences (drift.ignore) are left out.'
+        : `Only the drifted objects are in it, but it reverts the acknowledged differences (drift.ignore) they carry too: ${acknowledged
+            .slice(0, 20)
+            .map((a) => `<code>${escapeMd(a.address)}</code> ${escapeMd(a.what)}`)
+            .join(', ')}${acknowledged.length > 20 ? ` and ${acknowledged.length - 20} more` : ''}.`;
+    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === undefined ? 'this run' : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead. ${scope}\n\n`;
     const comment = renderPlanComment(plan, origin(s), GITHUB_COMMENT_LIMIT - intro.length, made.diagnostics);
     const marker = planMarker(environment);
     const body = comment.startsWith(`${marker}\n`) ? `${marker}\n${intro}${comment.slice(marker.length + 1)}` : comment;

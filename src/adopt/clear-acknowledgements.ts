@@ -14,6 +14,8 @@ export interface AdoptedForAcknowledgement {
   readonly address: string;
   readonly addresses: readonly string[];
   readonly paths: readonly string[] | 'whole';
+  /** Its drift paths that were not adopted (refused): a rule covering one of them still acknowledges it. */
+  readonly refused?: readonly string[];
 }
 
 /**
@@ -35,7 +37,8 @@ export interface AcknowledgementClearing {
  * names an adopted object by its address (no `*`) and covers a difference adopted (its `path`, or
  * the whole object): the difference it accepted is now what git says, so keeping it would hide
  * the next change to the same field. A rule written as a pattern is left, named in `kept`: it may
- * stand for objects that were not adopted, and rewriting it into a list would be a guess. When
+ * stand for objects that were not adopted, and rewriting it into a list would be a guess. So is a
+ * rule that also covers a difference of the object that was refused (`notAdopted`). When
  * every rule of the environment is spent, `drift` goes too (an empty `ignore:` does not load).
  */
 export function clearAcknowledgements(
@@ -54,6 +57,13 @@ export function clearAcknowledgements(
     const note: AcknowledgementNote = { object: object.address, rule: ruleText(rule), where: rule.where };
     if (rule.address.includes('*')) {
       kept.push(note);
+      return;
+    }
+    // A rule for the whole object (or a parent field) that also covers a difference not adopted
+    // still acknowledges that one: removing it would make the next drift report it.
+    const notAdopted = object.paths === 'whole' ? [] : (object.refused ?? []).filter((p) => covers(rule, object.addresses, p));
+    if (notAdopted.length > 0) {
+      kept.push({ ...note, notAdopted });
       return;
     }
     cleared.push(note);

@@ -92,7 +92,7 @@ export interface AdoptionReport {
  * Acknowledged drift and adoption. An object named by its address is adopted with its
  * acknowledged differences, and the rules that named it are removed from mftops.yaml (`cleared`:
  * the file is then among `files`, edited in the same all-or-nothing write as the manifests); a
- * rule written as a pattern stays (`kept`). `--adopt` without addresses adopts no acknowledged
+ * rule written as a pattern, or covering a difference that was refused, stays (`kept`). `--adopt` without addresses adopts no acknowledged
  * difference: `leftAlone` lists the objects that have some.
  */
 export interface AdoptionAcknowledgements {
@@ -107,6 +107,8 @@ export interface AcknowledgementNote {
   readonly object: string;
   readonly rule: string;
   readonly where: string;
+  /** Kept: the object's differences the rule covers that were not adopted (refused); absent for a pattern rule. */
+  readonly notAdopted?: readonly string[];
 }
 
 /** One manifest file adoption changes: `edited` in place, `created` for objects created on the server, `deleted` when every document in it went. */

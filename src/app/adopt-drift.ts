@@ -175,7 +175,7 @@ function acknowledgementsOf(
   const adopted = adoptedObjects(outcome, report);
   const none = { cleared: [], kept: [] };
   const configFile = prelude.config.file;
-  const text = rules.length === 0 || adopted.length === 0 ? undefined : readUnchanged(configFile, undefined, cwd);
+  const text = rules.length === 0 || adopted.length === 0 ? undefined : readUnchanged(configFile, prelude.config.sha256, cwd);
   const clearing = text === undefined ? { ...none, edits: [] } : clearAcknowledgements(rules, adopted, prelude.env.name, text, ruleCovers);
   const summary = (cleared: AdoptionAcknowledgements['cleared'], kept: AdoptionAcknowledgements['kept']): AdoptionAcknowledgements | undefined =>
     cleared.length + kept.length + leftAlone.length === 0 ? undefined : { cleared, kept, leftAlone };
@@ -207,11 +207,18 @@ function adoptedObjects(outcome: AdoptionOutcome, report: DriftReport): AdoptedF
   for (const f of outcome.files)
     for (const o of f.objects) {
       const drifted = report.drifted.find((d) => d.address === o.address);
-      const paths =
-        o.outcome === 'removed' || drifted === undefined
-          ? ('whole' as const)
-          : [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)].filter((p) => !refusedPaths.has(`${o.address}\n${p}`));
-      out.push({ address: o.address, addresses: addressesOf(o.address), paths });
+      if (o.outcome === 'removed' || drifted === undefined) {
+        out.push({ address: o.address, addresses: addressesOf(o.address), paths: 'whole' });
+        continue;
+      }
+      const all = [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)];
+      const refused = [
+        ...new Set([
+          ...all.filter((p) => refusedPaths.has(`${o.address}\n${p}`)),
+          ...outcome.refused.filter((r) => r.address === o.address && r.path !== undefined).map((r) => r.path!),
+        ]),
+      ];
+      out.push({ address: o.address, addresses: addressesOf(o.address), paths: all.filter((p) => !refusedPaths.has(`${o.address}\n${p}`)), refused });
     }
   for (const c of outcome.created) out.push({ address: c.address, addresses: addressesOf(c.address), paths: 'whole' });
   return out;

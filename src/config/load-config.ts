@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument, LineCounter } from 'yaml';
@@ -37,9 +38,9 @@ export const DEFAULT_CONFIG_FILE = 'mftops.yaml';
  */
 export function loadConfig(path: string, cwd: string = process.cwd(), from?: string): MftopsConfig {
   const file = resolve(cwd, path);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw configError(
@@ -56,6 +57,7 @@ export function loadConfig(path: string, cwd: string = process.cwd(), from?: str
       cwd,
     );
   }
+  const text = bytes.toString('utf8');
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -77,7 +79,7 @@ export function loadConfig(path: string, cwd: string = process.cwd(), from?: str
   // The values' checks too when the schema failed, skipping what it rejected: every problem at once.
   const diagnostics = [...problems.map(describeProblem), ...checkValues(data, sourceMap, rejected)];
   if (diagnostics.length > 0) throw configError(diagnostics, cwd);
-  return buildConfig(data as RawConfig, file, cwd, sourceMap);
+  return { ...buildConfig(data as RawConfig, file, cwd, sourceMap), sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
 }
 
 /**

@@ -129,6 +129,8 @@ export interface DriftIgnoreRule {
 export interface MftopsConfig {
   /** Absolute path of the file it came from. */
   readonly file: string;
+  /** `sha256:HEX` of the file's bytes as loaded: an edit of it (drift --adopt) refuses a file changed since. */
+  readonly sha256?: string;
   readonly environments: ReadonlyMap<string, EnvironmentSettings>;
   readonly snapshots: { readonly dir: string; readonly keep: number };
   /**

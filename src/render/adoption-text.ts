@@ -46,7 +46,9 @@ function acknowledgementLines(report: AdoptionReport): string[] {
   const lines = ['', 'Acknowledged drift (drift.ignore) left as it is:'];
   for (const k of a.kept)
     lines.push(
-      `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand`,
+      k.notAdopted === undefined
+        ? `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand`
+        : `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted in part: not removed, it still acknowledges ${k.notAdopted.map(escapeControl).join(', ')}, not adopted`,
     );
   for (const address of a.leftAlone)
     lines.push(

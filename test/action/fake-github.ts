@@ -65,6 +65,8 @@ export interface FakeGithub {
   resetCalls(): void;
   /** Answer every write with this status (403: a fork's read-only token), or undefined to accept them. */
   refuseWrites: number | undefined;
+  /** Answer branch writes (`POST /git/refs`, `PATCH /git/refs/heads/…`) 422 with this message, or undefined to accept them. */
+  refuseRefWrites: string | undefined;
   addPullRequest(number: number, title: string): void;
   addComment(issueNumber: number, body: string, login?: string): FakeComment;
   /** A commit of these files (path → text) on the branch, which is created or moved to it; its sha. */
@@ -220,6 +222,8 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       const sha = addCommitObject({ tree: body['tree'], parents, message: body['message'] });
       return send(res, 201, { sha, tree: { sha: body['tree'] } });
     }
+    if (fake.refuseRefWrites !== undefined && method !== 'GET' && /^\/git\/refs(\/heads\/.+)?$/.test(path))
+      return send(res, 422, { message: fake.refuseRefWrites });
     if (path === '/git/refs' && method === 'POST') {
       const ref = String(body?.['ref'] ?? '');
       const sha = String(body?.['sha'] ?? '');
@@ -333,6 +337,7 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fake: FakeGithub = {
     refuseWrites: undefined,
+    refuseRefWrites: undefined,
     apiUrl: base,
     token,
     issues,

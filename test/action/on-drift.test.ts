@@ -1,6 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { parseDocument } from 'yaml';
 import { runAction } from '../../src/action/run-action.js';
 import { createFileRunner } from '../../src/action/workflow-commands.js';
 import { adoptDrift } from '../../src/app/adopt-drift.js';
@@ -221,6 +223,10 @@ describe('on-drift: adopt-pr', () => {
     expect(run.code, run.log).toBe(2);
     const [pr] = github.pulls();
     expect(pr?.head).toBe('mftops/adopt-production');
+    // The drift issue's commands, copied at the repository root, read the configuration the job read.
+    const driftIssue = [...github.issues.values()].find((i) => i.body.includes('<!-- mftops:drift:production -->'));
+    expect(driftIssue!.body).toContain('mftops drift --config mft/mftops.yaml --env production --adopt');
+    expect(driftIssue!.body).not.toMatch(/mftops (drift|apply) --env/);
     const head = github.branches.get('mftops/adopt-production')!;
     expect(github.filesAt(head).get('mft/manifests/tasks/partners.yaml')).toContain('Acme adopted by hand');
     expect(pr!.body).toContain('Acme adopted by hand');
@@ -235,6 +241,33 @@ describe('on-drift: adopt-pr', () => {
       expect(run.log).not.toContain(secret);
       for (const text of github.filesAt(head).values()) expect(text).not.toContain(secret);
     }
+  });
+
+  it('refuses, writing nothing to GitHub, when the checkout is not at GITHUB_SHA: its files would go onto another tree', { timeout: 60_000 }, async () => {
+    resetGithub();
+    const emulator = await startSeededEmulator();
+    onTestFinished(() => emulator.close());
+    const ws = testdir({
+      'mftops.yaml': emulatorEnvironmentsYaml([
+        { environment: 'prod', automationUrl: emulator.automationUrl, transferUrl: emulator.transferUrl, manifests: ['manifests'] },
+      ]),
+      'manifests/acl.yaml': ACL_MANIFEST,
+    });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: ws, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'checkout');
+    const base = commitWorkspace(ws);
+    setFinanceAcl(emulator, { TaskEditExisting: 0 });
+    github.resetCalls();
+    const run = await driftStep(ws, base, { 'on-drift': 'adopt-pr' });
+    expect(run.code).toBe(1);
+    const head = git('rev-parse', 'HEAD').toString().trim();
+    expect(run.log).toContain(
+      `::error::on-drift adopt-pr: the checkout is at ${head.slice(0, 12)}, not at GITHUB_SHA ${base.slice(0, 12)}: the adoption would go onto another commit's files; check out GITHUB_SHA (actions/checkout's default)`,
+    );
+    expect(github.writes().filter((w) => !w.includes('/issues'))).toEqual([]);
   });
 
   it('a bad on-drift value: one error line naming the input and its values, exit 1, no call to GitHub', async () => {
@@ -272,6 +305,36 @@ describe('on-drift: adopt-pr', () => {
 });
 
 describe('on-drift: revert-plan', () => {
+  it('plans only the drifted objects: an acknowledged difference of another object is not reverted, and the comment says so', {
+    timeout: 120_000,
+  }, async () => {
+    resetGithub();
+    const emulator = await startSeededEmulator();
+    onTestFinished(() => emulator.close());
+    const ws = checkout(emulator, 'production');
+    const mft = join(ws, 'mft');
+    const configFile = join(mft, 'mftops.yaml');
+    expect((await adoptDrift({ configFile, addresses: [], dryRun: false }, quietContext(mft))).status).toBe('adopted');
+    const config = parseDocument(readFileSync(configFile, 'utf8'));
+    config.setIn(['environments', 'production', 'drift'], { ignore: [{ address: 'Task/Acme outbound', reason: 'partner asked' }] });
+    writeFileSync(configFile, config.toString());
+    const base = commitWorkspace(ws);
+    editTaskByHand(emulator, { name: 'Acme outbound' }, (t) => {
+      (t.Info as JsonObject).Description = 'acknowledged change';
+    });
+    editTaskByHand(emulator, { name: 'Payroll to bank' }, (t) => {
+      (t.Info as JsonObject).Description = 'drifted change';
+    });
+    const run = await driftStep(ws, base, { 'on-drift': 'revert-plan', 'working-directory': 'mft' });
+    expect(run.code, run.log).toBe(2);
+    const plan = readPlanFile(run.outputs['plan-file']!);
+    expect(plan.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual(['Task/Payroll to bank']);
+    const [issue] = [...github.issues.values()];
+    const [comment] = [...github.comments.values()].filter((c) => c.issue_number === issue!.number);
+    expect(comment!.body).toContain('Only the drifted objects are in it: acknowledged differences (drift.ignore) are left out.');
+    expect(comment!.body).not.toContain('Acme outbound');
+  });
+
   it('posts the plan that reverts the drift on the drift issue and saves it as plan-file, writing nothing to the server', { timeout: 120_000 }, async () => {
     resetGithub();
     const emulator = await startSeededEmulator();

@@ -64,6 +64,27 @@ describe('clearAcknowledgements', () => {
     expect(notes.cleared.map((c) => c.where)).toEqual(['mftops.yaml:6:11', 'mftops.yaml:8:11', 'mftops.yaml:9:11', 'mftops.yaml:10:11']);
   });
 
+  it('keeps a whole-object rule (or one covering a field by its parent) when a difference it covers was refused, saying so', () => {
+    const rules: DriftIgnoreRule[] = [
+      { address: 'Task/Nightly', where: 'mftops.yaml:3:11' },
+      { address: 'Task/Nightly', path: 'steps', where: 'mftops.yaml:4:11' },
+      { address: 'Task/Nightly', path: 'Info.*', where: 'mftops.yaml:5:11' },
+    ];
+    const notes = clearAcknowledgements(
+      rules,
+      [{ address: 'Task/Nightly', addresses: ['Task/Nightly'], paths: ['Info.Description', 'steps[1].Name'], refused: ['steps[0].Source.Path'] }],
+      'prod',
+      CONFIG,
+      ruleCovers,
+    );
+    expect(notes.cleared.map((c) => c.where)).toEqual(['mftops.yaml:5:11']);
+    expect(notes.kept).toEqual([
+      { object: 'Task/Nightly', rule: 'Task/Nightly', where: 'mftops.yaml:3:11', notAdopted: ['steps[0].Source.Path'] },
+      { object: 'Task/Nightly', rule: 'Task/Nightly steps', where: 'mftops.yaml:4:11', notAdopted: ['steps[0].Source.Path'] },
+    ]);
+    expect(notes.edits).toEqual([{ op: 'delete', document: 0, path: ['environments', 'prod', 'drift', 'ignore', 2] }]);
+  });
+
   it('does not remove a rule for a field that was not adopted (refused, or not drifted)', () => {
     const { notes } = cleared([{ address: 'Task/Payroll to bank', addresses: ['Task/Payroll to bank'], paths: ['steps[0].Source.Path'] }]);
     expect(notes.cleared).toEqual([]);
