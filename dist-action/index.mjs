@@ -176,6 +176,16 @@ var init_errors = __esm({
   }
 });
 
+// src/is-record.ts
+function isRecord(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+var init_is_record = __esm({
+  "src/is-record.ts"() {
+    "use strict";
+  }
+});
+
 // src/apply/apply-lock.ts
 var apply_lock_exports = {};
 __export(apply_lock_exports, {
@@ -183,6 +193,7 @@ __export(apply_lock_exports, {
   LOCK_FILE: () => LOCK_FILE,
   acquireApplyLock: () => acquireApplyLock,
   describeTakeover: () => describeTakeover,
+  liveApplyLockOwner: () => liveApplyLockOwner,
   releaseHeldApplyLocks: () => releaseHeldApplyLocks,
   staleReason: () => staleReason
 });
@@ -239,6 +250,11 @@ function staleReason(owner, host, nowMs, isAlive) {
   if (Date.parse(owner.expiresAt) <= nowMs) return `expired at ${owner.expiresAt}`;
   if (owner.host === host && !isAlive(owner.pid)) return `process ${owner.pid} is no longer running`;
   return void 0;
+}
+function liveApplyLockOwner(dir, opts = {}) {
+  const owner = readOwner(join2(dir, LOCK_FILE));
+  if (owner === "gone" || owner === "unreadable") return void 0;
+  return staleReason(owner, opts.host ?? hostname(), (opts.now ?? Date.now)(), opts.isAlive ?? processIsAlive) === void 0 ? owner : void 0;
 }
 function describeTakeover(lock) {
   const t = lock.tookOverFrom;
@@ -349,16 +365,6 @@ var init_apply_lock = __esm({
   }
 });
 
-// src/is-record.ts
-function isRecord(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-var init_is_record = __esm({
-  "src/is-record.ts"() {
-    "use strict";
-  }
-});
-
 // src/apply/scheduler-note.ts
 import { mkdirSync as mkdirSync2, readFileSync as readFileSync2, rmSync as rmSync3 } from "node:fs";
 import { join as join3 } from "node:path";
@@ -371,6 +377,28 @@ function writeSchedulerNote(dir, note) {
   writeFileAtomicSync(join3(dir, SCHEDULER_NOTE_FILE), `${JSON.stringify(note, null, 2)}
 `, { mode: 384 });
 }
+function readSchedulerNote(dir) {
+  let text3;
+  try {
+    text3 = readFileSync2(join3(dir, SCHEDULER_NOTE_FILE), "utf8");
+  } catch {
+    return void 0;
+  }
+  try {
+    const v = JSON.parse(text3);
+    if (!isRecord(v) || typeof v["apply"] !== "string" || typeof v["stoppedAt"] !== "string") return void 0;
+    return {
+      environment: String(v["environment"] ?? ""),
+      apply: v["apply"],
+      stoppedAt: v["stoppedAt"],
+      pid: typeof v["pid"] === "number" ? v["pid"] : 0,
+      host: String(v["host"] ?? ""),
+      automationUrl: String(v["automationUrl"] ?? "")
+    };
+  } catch {
+    return void 0;
+  }
+}
 function clearSchedulerNote(dir) {
   rmSync3(join3(dir, SCHEDULER_NOTE_FILE), { force: true });
 }
@@ -381,6 +409,7 @@ var init_scheduler_note = __esm({
     init_atomic_file();
     init_errors();
     init_is_record();
+    init_apply_lock();
     SCHEDULER_NOTE_FILE = "scheduler-stopped.json";
   }
 });
@@ -389,12 +418,16 @@ var init_scheduler_note = __esm({
 var scheduler_pause_exports = {};
 __export(scheduler_pause_exports, {
   createSchedulerPause: () => createSchedulerPause,
+  leftStoppedWarning: () => leftStoppedWarning,
   resumeHeldSchedulers: () => resumeHeldSchedulers,
   startSchedulerCommand: () => startSchedulerCommand
 });
 import { hostname as hostname2 } from "node:os";
 function startSchedulerCommand(environment, automationUrl) {
   return `mftops scheduler start --env ${environment} (or PUT ${automationUrl.replace(/\/+$/, "")}/api/v1/tasks/scheduler/start as an administrator)`;
+}
+function leftStoppedWarning(note, command) {
+  return `mftops apply ${note.apply} stopped the automation scheduler at ${note.stoppedAt} (pid ${note.pid} on ${note.host}) and did not start it again: start it with ${command}`;
 }
 function createSchedulerPause(input) {
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
@@ -425,8 +458,11 @@ function createSchedulerPause(input) {
     switch (state) {
       case "idle":
         return Promise.resolve(void 0);
-      case "was-stopped":
-        return Promise.resolve({ state: "left-stopped", message: "the scheduler was already stopped before apply, and is left stopped" });
+      case "was-stopped": {
+        const note = readSchedulerNote(input.dir);
+        const by = note === void 0 ? "" : ` (by mftops apply ${note.apply}, which did not start it again: its note is kept)`;
+        return Promise.resolve({ state: "left-stopped", message: `the scheduler was already stopped before apply${by}, and is left stopped` });
+      }
       case "paused":
         resumed ??= start().finally(() => HELD.delete(held));
         return resumed;
@@ -12763,50 +12799,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize2(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative13, options, skipNormalization) {
+    function resolveComponent(base, relative14, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse2(serialize2(base, options), options);
-        relative13 = parse2(serialize2(relative13, options), options);
+        relative14 = parse2(serialize2(relative14, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative13.scheme) {
-        target.scheme = relative13.scheme;
-        target.userinfo = relative13.userinfo;
-        target.host = relative13.host;
-        target.port = relative13.port;
-        target.path = removeDotSegments(relative13.path || "");
-        target.query = relative13.query;
+      if (!options.tolerant && relative14.scheme) {
+        target.scheme = relative14.scheme;
+        target.userinfo = relative14.userinfo;
+        target.host = relative14.host;
+        target.port = relative14.port;
+        target.path = removeDotSegments(relative14.path || "");
+        target.query = relative14.query;
       } else {
-        if (relative13.userinfo !== void 0 || relative13.host !== void 0 || relative13.port !== void 0) {
-          target.userinfo = relative13.userinfo;
-          target.host = relative13.host;
-          target.port = relative13.port;
-          target.path = removeDotSegments(relative13.path || "");
-          target.query = relative13.query;
+        if (relative14.userinfo !== void 0 || relative14.host !== void 0 || relative14.port !== void 0) {
+          target.userinfo = relative14.userinfo;
+          target.host = relative14.host;
+          target.port = relative14.port;
+          target.path = removeDotSegments(relative14.path || "");
+          target.query = relative14.query;
         } else {
-          if (!relative13.path) {
+          if (!relative14.path) {
             target.path = base.path;
-            if (relative13.query !== void 0) {
-              target.query = relative13.query;
+            if (relative14.query !== void 0) {
+              target.query = relative14.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative13.path[0] === "/") {
-              target.path = removeDotSegments(relative13.path);
+            if (relative14.path[0] === "/") {
+              target.path = removeDotSegments(relative14.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative13.path;
+                target.path = "/" + relative14.path;
               } else if (!base.path) {
-                target.path = relative13.path;
+                target.path = relative14.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative13.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative14.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative13.query;
+            target.query = relative14.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -12814,7 +12850,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative13.fragment;
+      target.fragment = relative14.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -17230,10 +17266,12 @@ function readServerZone(info) {
   if (mapped !== void 0) return { iana: mapped, biasMinutes: bias ?? 0, label: name, source: "windows" };
   if (bias !== void 0) {
     const label = name !== "" ? name : formatOffset(-bias);
+    const daylight = readMinutes(tz.daylightBias);
     return {
       biasMinutes: bias,
       label,
       source: "bias",
+      ...withDefined({ daylightBiasMinutes: daylight !== 0 ? daylight : void 0 }),
       note: `the server's time zone ${JSON.stringify(name)} is not known to mftops: times use its fixed offset ${formatOffset(-bias)}, without daylight saving`
     };
   }
@@ -17312,6 +17350,7 @@ var init_server_zone = __esm({
   "src/schedule/server-zone.ts"() {
     "use strict";
     init_is_record();
+    init_with_defined();
     WINDOWS_ZONES = {
       UTC: "UTC",
       "Coordinated Universal Time": "UTC",
@@ -17526,13 +17565,14 @@ var init_calendar_settings = __esm({
 });
 
 // src/config/load-config.ts
+import { createHash } from "node:crypto";
 import { readFileSync as readFileSync5 } from "node:fs";
 import { dirname as dirname5, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve2 } from "node:path";
 function loadConfig(path, cwd = process.cwd(), from) {
   const file = resolve2(cwd, path);
-  let text3;
+  let bytes;
   try {
-    text3 = readFileSync5(file, "utf8");
+    bytes = readFileSync5(file);
   } catch (err) {
     const code7 = err.code;
     throw configError(
@@ -17544,6 +17584,7 @@ function loadConfig(path, cwd = process.cwd(), from) {
       cwd
     );
   }
+  const text3 = bytes.toString("utf8");
   const lineCounter = new import_yaml2.LineCounter();
   const doc = (0, import_yaml2.parseDocument)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -17564,7 +17605,7 @@ function loadConfig(path, cwd = process.cwd(), from) {
   const rejected = problems.map(rejectedPath).filter((p) => p !== void 0);
   const diagnostics = [...problems.map(describeProblem), ...checkValues(data, sourceMap, rejected)];
   if (diagnostics.length > 0) throw configError(diagnostics, cwd);
-  return buildConfig(data, file, cwd, sourceMap);
+  return { ...buildConfig(data, file, cwd, sourceMap), sha256: `sha256:${createHash("sha256").update(bytes).digest("hex")}` };
 }
 function checkValues(data, sourceMap, rejected) {
   const problems = [];
@@ -17726,6 +17767,7 @@ function describeProblem({ error: e, path, at }) {
     }
     case "anyOf":
     case "oneOf": {
+      if (path[2] === "changeWindows" && path[3] === "freeze") return problem("MF504", freezeKeysText(e.data));
       const keys = (e.parentSchema?.[e.keyword] ?? []).flatMap((alternative) => alternative.required ?? []);
       return problem("MF504", `needs at least one of ${keys.map((k) => `\`${k}\``).join(", ")}`);
     }
@@ -17770,6 +17812,12 @@ function describeProblem({ error: e, path, at }) {
     default:
       return problem("MF505", e.message ?? "is invalid");
   }
+}
+function freezeKeysText(data) {
+  const has = (key) => isRecord(data) && data[key] !== void 0;
+  if ((has("from") || has("to")) && has("dateList")) return "`from`/`to` and `dateList` cannot be given together";
+  if (has("from") !== has("to")) return `missing \`${has("from") ? "to" : "from"}\``;
+  return "needs `from` and `to`, or `dateList`";
 }
 function calendarPatternText(pattern) {
   if (pattern.includes("[mh]")) return "must be minutes, or a duration such as 15m or 2h";
@@ -18075,7 +18123,7 @@ var init_types = __esm({
 });
 
 // src/resources/common.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 function canonicalJson(value2) {
   return JSON.stringify(sortKeys(value2));
 }
@@ -18090,7 +18138,7 @@ function sortKeys(value2) {
   return out;
 }
 function sha256Of(value2) {
-  return `sha256:${createHash("sha256").update(canonicalJson(value2)).digest("hex")}`;
+  return `sha256:${createHash2("sha256").update(canonicalJson(value2)).digest("hex")}`;
 }
 function withoutPasswords(value2) {
   if (Array.isArray(value2)) return value2.map(withoutPasswords);
@@ -20890,7 +20938,7 @@ var init_plan_check = __esm({
 });
 
 // src/app/plan-file.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync6, readSync, statSync as statSync2 } from "node:fs";
 function serializePlan(plan, context = {}) {
   if (plan.errored) throw new PlanFileError(`cannot save the plan: ${ERRORED_PLAN}`);
@@ -20980,7 +21028,7 @@ function holdsPlanFile(path) {
   }
 }
 function checksumOf(text3) {
-  return `sha256:${createHash2("sha256").update(text3).digest("hex")}`;
+  return `sha256:${createHash3("sha256").update(text3).digest("hex")}`;
 }
 function orderPlanKeys(plan) {
   return orderPlanObject(plan);
@@ -23812,11 +23860,21 @@ var init_access = __esm({
 
 // src/schedule/change-window.ts
 function judgeChangeWindow(settings, at, context) {
+  const daylight = context.zone.daylightBiasMinutes;
+  const standard = judgeAtOffset(settings, at, context);
+  if (daylight === void 0 || context.zone.iana !== void 0) return standard;
+  const zone = { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight };
+  const summer = judgeAtOffset(settings, at, { ...context, zone });
+  if (summer.state === "open") return standard;
+  if (standard.state !== "open" && (summer.next === void 0 || standard.next !== void 0 && standard.next >= summer.next)) return standard;
+  return { ...summer, zone };
+}
+function judgeAtOffset(settings, at, context) {
   const t = at.getTime();
   const freeze = freezeAt(settings, t, context);
   if (freeze === void 0 && inAllowedWindow(settings, t, context.zone)) return { state: "open" };
   const next = nextOpenInstant(settings, t, context);
-  const closes = next !== void 0 ? windowEndAfter(settings, next, context.zone) : void 0;
+  const closes = next !== void 0 ? freezeStartBefore(settings, next, windowEndAfter(settings, next, context.zone), context) : void 0;
   return {
     state: freeze !== void 0 ? "frozen" : "closed",
     ...freeze !== void 0 ? { freeze } : {},
@@ -23866,6 +23924,16 @@ function windowEndAfter(settings, t, zone) {
   );
   return ends.length > 0 ? Math.max(...ends) : void 0;
 }
+function freezeStartBefore(settings, t, end, context) {
+  if (end === void 0) return void 0;
+  const today = localTimeOf(t, context.zone);
+  for (let d = 1; ; d++) {
+    const day2 = addDays2(today, d);
+    const midnight = instantOf(day2.year, day2.month, day2.day, 0, context.zone);
+    if (midnight >= end) return end;
+    if (freezeAt(settings, midnight, context) !== void 0) return midnight;
+  }
+}
 function weekdayOf(day2) {
   return WEEK_DAYS[(new Date(Date.UTC(day2.year, day2.month - 1, day2.day)).getUTCDay() + 6) % 7];
 }
@@ -23887,7 +23955,8 @@ function describeFreeze(f) {
 function hhmm(minutes) {
   return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 }
-function describeWindowVerdict(verdict, now, zone) {
+function describeWindowVerdict(verdict, now, given) {
+  const zone = verdict.zone ?? given;
   const when = `now is ${describeInstant(now.getTime(), zone)}`;
   const why = verdict.state === "frozen" && verdict.freeze !== void 0 ? `inside the freeze ${describeFreeze(verdict.freeze)}` : "outside the allowed change windows";
   const next = verdict.next !== void 0 ? `the next window opens ${describeInstant(verdict.next, zone)}${verdict.nextCloses !== void 0 ? ` and closes ${describeInstant(verdict.nextCloses, zone)}` : ""}` : "no window opens within a year";
@@ -28673,8 +28742,8 @@ function policyKey(c, now) {
     ...withDefined({ expires: c.expiry.kind === "at" ? c.expiry.at.toISOString() : void 0, daysLeft: s.daysLeft })
   };
 }
-function policiesReadKeys(policies) {
-  return policies.some(
+function policiesNamingKeys(policies) {
+  return policies.filter(
     (p) => p.spec.validations.some((v) => {
       const compiled2 = compileExpression(v.expression);
       if (!compiled2.ok) return false;
@@ -59126,7 +59195,7 @@ var init_version2 = __esm({
 });
 
 // src/services/transport.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { readFileSync as readFileSync11 } from "node:fs";
 import { open as open2 } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
@@ -59363,7 +59432,7 @@ var init_transport = __esm({
             await handle?.close();
             throw systemError(`cannot write ${destPath}`, err);
           }
-          const hash2 = createHash3("sha256");
+          const hash2 = createHash4("sha256");
           let bytes = 0;
           let pending = [];
           let pendingBytes = 0;
@@ -60205,7 +60274,8 @@ function parseExpiry(field, value2) {
   const text3 = String(value2).trim();
   if (NEVER.has(text3.toLowerCase())) return { kind: "never" };
   const at = parseInstant(text3);
-  return at === void 0 ? unreadable(field, text3) : { kind: "at", at };
+  if (at === void 0) return unreadable(field, text3);
+  return at.getUTCFullYear() < NEVER_BEFORE_YEAR ? { kind: "never" } : { kind: "at", at };
 }
 function unreadable(field, text3) {
   return { kind: "unreadable", field, text: text3.length > 40 ? `${text3.slice(0, 40)}\u2026` : text3 };
@@ -60238,12 +60308,13 @@ function parseInstant(text3) {
 }
 function utc(y, mo, d, h, mi, s) {
   const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  at.setUTCFullYear(y);
   return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d && at.getUTCHours() === h && mi < 60 && s < 60 ? at : void 0;
 }
 function valid(d) {
   return Number.isNaN(d.getTime()) ? void 0 : d;
 }
-var EXPIRY_FIELDS, NEVER, MS_THRESHOLD, ISO_DATE, ISO_DATE_TIME, DOTNET, US;
+var EXPIRY_FIELDS, NEVER, MS_THRESHOLD, NEVER_BEFORE_YEAR, ISO_DATE, ISO_DATE_TIME, DOTNET, US;
 var init_normalize_credentials = __esm({
   "src/services/automation/normalize-credentials.ts"() {
     "use strict";
@@ -60264,6 +60335,7 @@ var init_normalize_credentials = __esm({
     ];
     NEVER = /* @__PURE__ */ new Set(["", "never", "none", "no", "n/a", "unlimited", "0", "0001-01-01t00:00:00", "0001-01-01t00:00:00z", "9999-12-31", "9999-12-31t23:59:59"]);
     MS_THRESHOLD = 1e11;
+    NEVER_BEFORE_YEAR = 1900;
     ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
     ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
     DOTNET = /^\/Date\((-?\d+)([+-]\d{4})?\)\/$/;
@@ -61132,17 +61204,32 @@ function assemblePlanCalendar(input) {
   };
 }
 function checkWindow(input) {
-  const missing = input.missingDateLists ?? [];
-  if (missing.length > 0) {
-    return { state: "frozen", text: describeMissingDateLists(missing) };
-  }
-  const verdict = judgeChangeWindow(input.changeWindows, input.now, { zone: input.zone, dateLists: input.dateLists });
+  return judgeWindowsNow(
+    input.changeWindows,
+    input.now,
+    { zone: input.zone, dateLists: input.dateLists },
+    input.missingDateLists ?? [],
+    input.unreadableDateLists ?? []
+  );
+}
+function judgeWindowsNow(windows, now, context, missing, unreadable2 = []) {
+  const lists = [
+    ...missing.length > 0 ? [describeMissingDateLists(missing)] : [],
+    ...unreadable2.length > 0 ? [describeUnreadableDateLists(unreadable2)] : []
+  ];
+  if (lists.length > 0) return { state: "frozen", text: lists.join("; ") };
+  if (context.zone.source === "unknown") return { state: "closed", text: `the change windows cannot be judged: ${context.zone.note ?? "no time zone"}` };
+  const verdict = judgeChangeWindow(windows, now, context);
   if (verdict.state === "open") return { state: "open" };
+  const note = context.zone.note !== void 0 ? `; ${context.zone.note}` : "";
   return {
     state: verdict.state,
-    text: describeWindowVerdict(verdict, input.now, input.zone),
-    ...verdict.next !== void 0 ? { next: new Date(verdict.next).toISOString() } : {}
+    text: `${describeWindowVerdict(verdict, now, context.zone)}${note}`,
+    ...withDefined({ next: verdict.next !== void 0 ? new Date(verdict.next).toISOString() : void 0 })
   };
+}
+function describeUnreadableDateLists(names2) {
+  return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, whose dates cannot be read (none readable, or one in a form other than yyyy-mm-dd, an ISO instant or M/d/yyyy): the freeze cannot be checked`;
 }
 function describeMissingDateLists(names2) {
   return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, which the automation server does not have: the freeze cannot be checked`;
@@ -61176,18 +61263,35 @@ function liveSchedules(task, dateListNames) {
 function indexDateLists(lists) {
   const byName = /* @__PURE__ */ new Map();
   const namesById = /* @__PURE__ */ new Map();
+  const withoutEntries = /* @__PURE__ */ new Map();
+  const unreadable2 = /* @__PURE__ */ new Set();
   for (const list of lists) {
     if (!isRecord(list) || typeof list.Name !== "string") continue;
+    const name = list.Name.toLowerCase();
     if (list.ID !== void 0) namesById.set(String(list.ID), list.Name);
-    const entries = Array.isArray(list.Entries) ? list.Entries : isRecord(list.Entries) ? [list.Entries] : [];
+    const entries = Array.isArray(list.Entries) ? list.Entries : list.Entries !== void 0 ? [list.Entries] : [];
+    if (entries.length === 0 && list.ID !== void 0) withoutEntries.set(name, String(list.ID));
     const dates = /* @__PURE__ */ new Set();
     for (const e of entries) {
-      const text3 = isRecord(e) && typeof e.Date === "string" ? e.Date.trim().slice(0, 10) : void 0;
-      if (text3 !== void 0 && /^\d{4}-\d{2}-\d{2}$/.test(text3)) dates.add(text3);
+      if (isRecord(e) && e.Date === void 0 && e.C !== void 0) continue;
+      const date = readListDate(isRecord(e) ? e.Date : e);
+      if (date !== void 0) dates.add(date);
+      else unreadable2.add(name);
     }
-    byName.set(list.Name.toLowerCase(), dates);
+    byName.set(name, dates);
   }
-  return { byName, namesById };
+  return { byName, namesById, withoutEntries, unreadable: unreadable2 };
+}
+function readListDate(value2) {
+  if (typeof value2 !== "string") return void 0;
+  const text3 = value2.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text3);
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text3);
+  const [year, month, day2] = iso !== null ? [iso[1], iso[2], iso[3]] : us !== null ? [us[3], us[1], us[2]] : [];
+  if (year === void 0 || month === void 0 || day2 === void 0) return void 0;
+  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day2)));
+  if (d.getUTCFullYear() !== Number(year) || d.getUTCMonth() + 1 !== Number(month) || d.getUTCDate() !== Number(day2)) return void 0;
+  return `${year}-${month.padStart(2, "0")}-${day2.padStart(2, "0")}`;
 }
 var init_plan_calendar = __esm({
   "src/schedule/plan-calendar.ts"() {
@@ -61196,20 +61300,35 @@ var init_plan_calendar = __esm({
     init_vocabulary();
     init_change_window();
     init_next_runs();
+    init_with_defined();
   }
 });
 
 // src/app/server-calendar.ts
-async function readServerCalendar(reader, live, needDateLists) {
-  if (reader === void 0) return { zone: UTC_ZONE, dateLists: /* @__PURE__ */ new Map(), namesById: /* @__PURE__ */ new Map() };
+async function readServerCalendar(reader, live, needDateLists, freezeLists = []) {
+  if (reader === void 0) return { zone: UTC_ZONE, dateLists: /* @__PURE__ */ new Map(), namesById: /* @__PURE__ */ new Map(), unreadable: /* @__PURE__ */ new Set() };
   const info = live?.automation?.info ?? await reader.info();
   const known = live?.automation?.dateLists?.items;
-  const lists = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const listed = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const summaries = indexDateLists(listed).withoutEntries;
+  const ids = new Set(freezeLists.flatMap((name) => summaries.get(name.toLowerCase()) ?? []));
+  const lists = await Promise.all(
+    listed.map((l) => isRecord(l) && l.ID !== void 0 && ids.has(String(l.ID)) ? reader.getDateList(String(l.ID)) : Promise.resolve(l))
+  );
   const index = indexDateLists(lists);
-  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById };
+  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById, unreadable: index.unreadable };
 }
 function missingFreezeLists(env, calendar) {
-  return (env.changeWindows?.freeze ?? []).flatMap((f) => "dateList" in f && !calendar.dateLists.has(f.dateList.toLowerCase()) ? [f.dateList] : []);
+  return freezeListNames(env).filter((name) => !calendar.dateLists.has(name.toLowerCase()));
+}
+function unreadableFreezeLists(env, calendar) {
+  return freezeListNames(env).filter((name) => {
+    const dates = calendar.dateLists.get(name.toLowerCase());
+    return dates !== void 0 && (dates.size === 0 || calendar.unreadable.has(name.toLowerCase()));
+  });
+}
+function freezeListNames(env) {
+  return (env.changeWindows?.freeze ?? []).flatMap((f) => "dateList" in f ? [f.dateList] : []);
 }
 async function addPlanCalendar(plan, live, input) {
   const liveTasks = live?.automation?.tasks?.byId ?? /* @__PURE__ */ new Map();
@@ -61219,7 +61338,7 @@ async function addPlanCalendar(plan, live, input) {
   const windows = input.env.changeWindows;
   if (written.length === 0 && windows === void 0) return plan;
   const needDateLists = (windows?.freeze ?? []).some((f) => "dateList" in f) || written.some((c) => liveSchedules(liveTasks.get(c.liveId), /* @__PURE__ */ new Map()).some((s) => (s.DateListRef ?? []).length > 0));
-  const calendar = await readServerCalendar(input.reader, live, needDateLists);
+  const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
   const assembled = assemblePlanCalendar({
     changes: written,
     liveTasks,
@@ -61228,7 +61347,7 @@ async function addPlanCalendar(plan, live, input) {
     zone: calendar.zone,
     now: input.now,
     dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
-    ...windows !== void 0 ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar) } : {}
+    ...windows !== void 0 ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) } : {}
   });
   return assembled === void 0 ? plan : { ...plan, calendar: assembled };
 }
@@ -61243,13 +61362,17 @@ async function checkApplyWindow(env, reader, now, override) {
   const calendar = await readServerCalendar(
     reader,
     void 0,
-    windows.freeze.some((f) => "dateList" in f)
+    windows.freeze.some((f) => "dateList" in f),
+    freezeListNames(env)
   );
-  const missing = missingFreezeLists(env, calendar);
-  const verdict = missing.length > 0 ? void 0 : judgeChangeWindow(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
-  const state = verdict?.state ?? "frozen";
-  if (state === "open") return { report: { state } };
-  const text3 = verdict !== void 0 ? describeWindowVerdict(verdict, now, calendar.zone) : describeMissingDateLists(missing);
+  const { state, text: text3 = state } = judgeWindowsNow(
+    windows,
+    now,
+    { zone: calendar.zone, dateLists: calendar.dateLists },
+    missingFreezeLists(env, calendar),
+    unreadableFreezeLists(env, calendar)
+  );
+  if (state === "open") return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
   if (override !== void 0) return { report: { state, text: text3, overrideReason: override.trim() } };
   return {
     report: { state, text: text3 },
@@ -61260,7 +61383,8 @@ var init_server_calendar = __esm({
   "src/app/server-calendar.ts"() {
     "use strict";
     init_errors();
-    init_change_window();
+    init_is_record();
+    init_with_defined();
     init_model2();
     init_plan_calendar();
     init_server_zone();
@@ -61273,6 +61397,10 @@ function readClock(env) {
   if (pinned === void 0 || pinned === "") return () => /* @__PURE__ */ new Date();
   const ms = Date.parse(pinned);
   if (!Number.isFinite(ms)) throw new ConfigError(`MFTOPS_NOW is not an ISO instant: ${JSON.stringify(pinned)}`);
+  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(pinned.trim()))
+    throw new ConfigError(
+      `MFTOPS_NOW has no Z or offset, so it would be read in this machine's zone: ${JSON.stringify(pinned)} (write e.g. 2026-11-28T01:55:00Z)`
+    );
   return () => new Date(ms);
 }
 var init_clock = __esm({
@@ -61833,10 +61961,10 @@ var init_removed_content = __esm({
 });
 
 // src/plan/manifest-digest.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { relative as relative7, sep as sep7 } from "node:path";
 function manifestDigest(set, cwd) {
-  const hash2 = createHash4("sha256");
+  const hash2 = createHash5("sha256");
   const named = set.files.map((file) => ({ file, name: relative7(cwd, file).split(sep7).join("/") })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const f of named) hash2.update(`${f.name}\0${set.fileHashes.get(f.file) ?? "unread"}
 `);
@@ -62084,17 +62212,30 @@ var init_read_credentials = __esm({
 });
 
 // src/app/policy-keys.ts
-async function readPolicyKeys(policies, client, live, now) {
-  if (client === void 0 || !policiesReadKeys(policies)) return void 0;
+import { relative as relative8 } from "node:path";
+async function readPolicyKeys(policies, client, live, now, cwd) {
+  const naming = policiesNamingKeys(policies);
+  if (client === void 0 || naming.length === 0) return void 0;
   const hosts = live.automation?.hosts?.items ?? await client.listHosts();
   const estate = await readCredentialEstate(client, { hosts, tasks: [] });
+  const deny = naming.find((p) => p.spec.severity === "deny");
+  const missing = estate.unavailable[0];
+  if (deny !== void 0 && missing !== void 0) {
+    const where = `${relative8(cwd, deny.source.file) || deny.source.file}:${deny.source.line}:${deny.source.col}`;
+    throw new MftopsError(
+      `${where}: policy "${deny.name}" reads keys or usedKeys, but the automation server did not list its ${LIST_NAMES[missing.kind]} (HTTP ${missing.status}), so the rule cannot be judged; give the account read access to keys and certificates, or make the rule a warn`
+    );
+  }
   return { credentials: estate.credentials, hosts, now };
 }
+var LIST_NAMES;
 var init_policy_keys = __esm({
   "src/app/policy-keys.ts"() {
     "use strict";
     init_read_credentials();
     init_key_variables();
+    init_errors();
+    LIST_NAMES = { pgp: "PGP keys", ssh: "SSH keys", ssl: "SSL certificates" };
   }
 });
 
@@ -62166,7 +62307,7 @@ async function readAndPlan(input) {
       cwd,
       liveSpecs(checked.changes, live),
       createPolicyRunner(),
-      await readPolicyKeys(loaded.policies, input.clients.automation, live, planInput.now)
+      await readPolicyKeys(loaded.policies, input.clients.automation, live, planInput.now, cwd)
     )
   } : checked;
   return { plan, diagnostics: sortPlanDiagnostics([...loaded.diagnostics, ...resolved.diagnostics, ...planned.diagnostics, ...cross.diagnostics]), live };
@@ -62385,11 +62526,18 @@ async function executeChanges(input) {
     });
     input.onResult?.(result);
   };
+  const heldTasks = [];
   const runOne = async (i) => {
     const change = input.changes[i];
     try {
+      const holder = change.action === "delete" ? heldTasks.find((t) => t.wave < (change.wave ?? 0)) : void 0;
+      if (holder !== void 0) {
+        finish(i, skippedResult(change, `not applied: held: task "${holder.name}" was not written (it may still refer to what this deletes)`));
+        return;
+      }
       const held = await input.gate?.(change);
       if (held !== void 0) {
+        if (change.kind === "Task") heldTasks.push({ name: change.name, wave: change.wave ?? 0 });
         finish(i, skippedResult(change, held));
         return;
       }
@@ -68410,7 +68558,7 @@ var init_config_xml = __esm({
 });
 
 // src/snapshot/export-pass.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { closeSync as closeSync6, fstatSync as fstatSync3, openSync as openSync6, readSync as readSync3, writeSync as writeSync2 } from "node:fs";
 function passPlainFile(path, check2 = true) {
   const fd = openSync6(path, "r");
@@ -68459,7 +68607,7 @@ async function settleExportXml(pass, readText2, count4) {
   return problem === void 0 ? { taskCount: 0 } : { problem };
 }
 function startSink(check2) {
-  const hash2 = createHash5("sha256");
+  const hash2 = createHash6("sha256");
   const checker = check2 ? new XmlChecker() : void 0;
   let bytes = 0;
   return {
@@ -68628,7 +68776,7 @@ var init_read_accounts = __esm({
 });
 
 // src/snapshot/store.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { existsSync as existsSync5, readdirSync, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
 import { join as join9 } from "node:path";
 function snapshotPath(dir, ref) {
@@ -68665,7 +68813,7 @@ function toInfo(m, path) {
   };
 }
 function sha256Hex(data) {
-  return createHash6("sha256").update(data).digest("hex");
+  return createHash7("sha256").update(data).digest("hex");
 }
 function subfolders(path) {
   if (!existsSync5(path)) return [];
@@ -68982,9 +69130,11 @@ function openLedgerNoting(window2) {
       path: ledger.path,
       write(entry) {
         ledger.write(entry);
-        if (noted || entry.event !== "start" || window2.overrideReason === void 0 || window2.state === "open") return;
+        if (noted || entry.event !== "start") return;
         noted = true;
-        ledger.write({ event: "window-override", state: window2.state, reason: window2.overrideReason, window: window2.text ?? "" });
+        if (window2.overrideReason !== void 0 && window2.state !== "open")
+          ledger.write({ event: "window-override", state: window2.state, reason: window2.overrideReason, window: window2.text ?? "" });
+        if (window2.pinnedClock !== void 0) ledger.write({ event: "window-clock", at: window2.pinnedClock });
       },
       close: () => ledger.close()
     };
@@ -69198,6 +69348,10 @@ async function applyEnvironment(options, ctx) {
   const lock = acquireApplyLock({ dir: resolve11(config.snapshots.dir, env.name), environment: env.name });
   const takeover = describeTakeover(lock);
   if (takeover !== void 0) ctx.emit({ kind: "warning", message: takeover });
+  const leftStopped = readSchedulerNote(resolve11(config.snapshots.dir, env.name));
+  const automationUrl = services.find((s) => s.name === "automation")?.url;
+  if (leftStopped !== void 0)
+    ctx.emit({ kind: "warning", message: leftStoppedWarning(leftStopped, startSchedulerCommand(env.name, automationUrl ?? leftStopped.automationUrl)) });
   let clients;
   try {
     clients = await openClients(services, ctx, { shutdownHandlers: false, parallelism });
@@ -69206,8 +69360,7 @@ async function applyEnvironment(options, ctx) {
     throw err;
   }
   const onAbandon = () => {
-    lock.release();
-    void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS).then(() => clients.close()).finally(() => ctx.emit({ kind: "abandoned" }));
+    void resumeHeldSchedulers(SCHEDULER_RESUME_TIMEOUT_MS).then(() => lock.release()).finally(() => clients.close()).finally(() => ctx.emit({ kind: "abandoned" }));
   };
   options.abandon?.addEventListener("abort", onAbandon, { once: true });
   try {
@@ -69236,10 +69389,13 @@ async function applyEnvironment(options, ctx) {
       const refused = async (p) => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== void 0) return { status: "finished", report: closed.refused, plan };
-      if (options.approve !== void 0 && writeChanges(plan).length > 0 && !await refused(plan) && !await options.approve(plan)) {
-        return { status: "cancelled", plan };
-      }
       window2 = closed.window;
+      if (options.approve !== void 0 && writeChanges(plan).length > 0 && !await refused(plan)) {
+        if (!await options.approve(plan)) return { status: "cancelled", plan };
+        const again = await windowRefusal(plan, env, clients, options, ctx, closed.window);
+        if (again.refused !== void 0) return { status: "finished", report: again.refused, plan };
+        window2 = again.window;
+      }
     } else {
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== void 0) return { status: "finished", report: closed.refused, plan };
@@ -69296,12 +69452,18 @@ function sameFile(a, b) {
   };
   return real(a) === real(b);
 }
-async function windowRefusal(plan, env, clients, options, ctx) {
+async function windowRefusal(plan, env, clients, options, ctx, before) {
   if (writeChanges(plan).length === 0) return {};
-  const checked = await checkApplyWindow(env, clients.readers.automation, (ctx.now ?? readClock(ctx.env))(), options.overrideWindow);
-  if (checked === void 0) return {};
+  const now = (ctx.now ?? readClock(ctx.env))();
+  const found = await checkApplyWindow(env, clients.readers.automation, now, options.overrideWindow);
+  if (found === void 0) return {};
+  const pinned = ctx.env["MFTOPS_NOW"] !== void 0 && ctx.env["MFTOPS_NOW"] !== "" ? now.toISOString() : void 0;
+  const checked = { ...found, report: { ...found.report, ...withDefined({ pinnedClock: pinned }) } };
+  if (pinned !== void 0 && before === void 0)
+    ctx.emit({ kind: "warning", message: `the change windows are judged at MFTOPS_NOW=${ctx.env["MFTOPS_NOW"] ?? ""}, not the real time` });
   if (checked.refusal !== void 0) return { refused: { ...refusal(env.name, [checked.refusal]), changeWindow: checked.report } };
-  if (checked.report.overrideReason !== void 0)
+  if (checked.zoneNote !== void 0 && before === void 0) ctx.emit({ kind: "warning", message: `the change windows are open now; ${checked.zoneNote}` });
+  if (checked.report.overrideReason !== void 0 && before?.overrideReason === void 0)
     ctx.emit({ kind: "warning", message: `applying outside the change windows: ${checked.report.text ?? ""}; reason: ${checked.report.overrideReason}` });
   return { window: checked.report };
 }
@@ -69327,7 +69489,7 @@ async function applyThePlanNow(plan, r, ctx) {
     parallelism: r.parallelism,
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...r.signal ? { signal: r.signal } : {},
-    ...r.window?.overrideReason !== void 0 ? { openLedger: openLedgerNoting(r.window) } : {},
+    ...r.window?.overrideReason !== void 0 || r.window?.pinnedClock !== void 0 ? { openLedger: openLedgerNoting(r.window) } : {},
     // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;
@@ -69348,7 +69510,11 @@ async function applyThePlanNow(plan, r, ctx) {
       });
       return { id: info.id, path: info.path };
     },
-    verify: (applied) => verifyApplied(plan, applied, r, ctx),
+    // The writes are done: the scheduler starts again before the verification re-read (its outcome is kept for the report).
+    verify: async (applied) => {
+      await r.clock.pause?.resume();
+      return verifyApplied(plan, applied, r, ctx);
+    },
     onPhase: (phase) => ctx.emit({ kind: "apply-phase", phase, writes, parallelism: r.parallelism }),
     onResult: (result) => ctx.emit({ kind: "change-result", result }),
     ...withDefined({ gate: r.clock.gate }),
@@ -69450,6 +69616,7 @@ var init_apply2 = __esm({
     init_with_defined();
     init_apply_clock();
     init_scheduler_pause();
+    init_scheduler_note();
   }
 });
 
@@ -70049,7 +70216,7 @@ var init_credentials = __esm({
 });
 
 // src/app/detect-drift.ts
-import { isAbsolute as isAbsolute8, relative as relative8, sep as sep9 } from "node:path";
+import { isAbsolute as isAbsolute8, relative as relative9, sep as sep9 } from "node:path";
 async function detectDrift(input) {
   const env = input.environment;
   const now = input.now ?? (() => /* @__PURE__ */ new Date());
@@ -70103,7 +70270,7 @@ async function detectDrift(input) {
   }
   if (automation !== void 0) {
     const known = withDefined({ tasks: live.automation?.tasks?.items, hosts: live.automation?.hosts?.items });
-    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), void 0, known));
+    report = withCredentials(report, await credentialSection(automation, (input.expiryNow ?? now)(), input.expiringWithinDays, known));
   }
   return { report, diagnostics: warnings.length > 0 ? sortPlanDiagnostics([...diagnostics, ...warnings]) : diagnostics, live };
 }
@@ -70151,7 +70318,7 @@ function separateMissingFolders(manifests, all, cwd) {
       diagnostics.push(d);
       continue;
     }
-    const file = relative8(cwd, m.source.file);
+    const file = relative9(cwd, m.source.file);
     const shown = file !== "" && !file.startsWith("..") && !isAbsolute8(file) ? file.split(sep9).join("/") : m.source.file;
     missingFolders.push({ path: m.name, reason: d.summary, source: { file: shown, line: m.source.line, col: m.source.col } });
   }
@@ -70395,7 +70562,7 @@ async function detectEnvironmentDrift(options, ctx) {
       locateIgnore: (i) => config.sourceMap.locate(["environments", env.name, "drift", "ignore", i, "address"]),
       locateAllowed: (i) => config.sourceMap.locate(["environments", env.name, "privilegedAccounts", "allowUnmanaged", i]),
       ...ctx.now ? { now: ctx.now } : {},
-      ...withDefined({ unacknowledged: options.unacknowledged }),
+      ...withDefined({ unacknowledged: options.unacknowledged, expiringWithinDays: options.expiringWithinDays }),
       expiryNow: expiryClock(ctx)
     });
   } finally {
@@ -71039,7 +71206,7 @@ var init_reference_lookalike = __esm({
 });
 
 // src/adopt/plan-adoption.ts
-import { relative as relative9, isAbsolute as isAbsolute9, sep as sep10 } from "node:path";
+import { relative as relative10, isAbsolute as isAbsolute9, sep as sep10 } from "node:path";
 function planAdoption(input) {
   const refused = [];
   const inSync = [];
@@ -71368,7 +71535,7 @@ function stringsIn(value2) {
   return [];
 }
 function shownFile(file, cwd) {
-  const rel = relative9(cwd, file);
+  const rel = relative10(cwd, file);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute9(rel) ? rel.split(sep10).join("/") : file;
 }
 var import_yaml8, RENAMES;
@@ -71402,6 +71569,11 @@ function clearAcknowledgements(rules, adopted, environment, configText, covers) 
       kept.push(note);
       return;
     }
+    const notAdopted = object.paths === "whole" ? [] : (object.refused ?? []).filter((p) => covers(rule, object.addresses, p));
+    if (notAdopted.length > 0) {
+      kept.push({ ...note, notAdopted });
+      return;
+    }
     cleared.push(note);
     spent.push(index);
   });
@@ -71433,12 +71605,12 @@ var init_clear_acknowledgements = __esm({
 });
 
 // src/import/write-files.ts
-import { createHash as createHash7, randomBytes as randomBytes4 } from "node:crypto";
+import { createHash as createHash8, randomBytes as randomBytes4 } from "node:crypto";
 import { constants as constants2, copyFileSync, existsSync as existsSync7, linkSync as linkSync2, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename2, dirname as dirname8, isAbsolute as isAbsolute10, join as join11, relative as relative10, resolve as resolve13, sep as sep11 } from "node:path";
+import { basename as basename2, dirname as dirname8, isAbsolute as isAbsolute10, join as join11, relative as relative11, resolve as resolve13, sep as sep11 } from "node:path";
 function safeFileStem(name, kind) {
   const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, MAX_SLUG).replace(/-+$/, "");
-  if (slug === "") return `${KIND_FOLDERS[kind].replace(/s$/, "")}-${createHash7("sha256").update(name).digest("hex").slice(0, 8)}`;
+  if (slug === "") return `${KIND_FOLDERS[kind].replace(/s$/, "")}-${createHash8("sha256").update(name).digest("hex").slice(0, 8)}`;
   return RESERVED2.test(slug) ? `${slug}-1` : slug;
 }
 function planImportFiles(manifests, outDir) {
@@ -71452,7 +71624,7 @@ function planImportFiles(manifests, outDir) {
     for (let n = 2; taken.has(relPath); n++) relPath = `${folder}/${stem}-${n}.yaml`;
     taken.add(relPath);
     const path = join11(root, ...relPath.split("/"));
-    const inside = relative10(root, path);
+    const inside = relative11(root, path);
     if (inside === "" || inside.startsWith("..") || isAbsolute10(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
     return { relPath, path, text: renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname8(path), projectSchemas)), address: m.address };
   });
@@ -71466,7 +71638,7 @@ function findProjectSchemasDir(outDir) {
 }
 function schemaRef(file, fromDir, projectSchemas) {
   if (projectSchemas === void 0 || !existsSync7(join11(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
-  return relative10(fromDir, join11(projectSchemas, file)).split(sep11).join("/");
+  return relative11(fromDir, join11(projectSchemas, file)).split(sep11).join("/");
 }
 function renderManifestFile(m, schemaRef2) {
   const doc = new import_yaml10.Document(m.document);
@@ -71603,9 +71775,9 @@ var adopt_drift_exports = {};
 __export(adopt_drift_exports, {
   adoptDrift: () => adoptDrift
 });
-import { createHash as createHash8, randomBytes as randomBytes5 } from "node:crypto";
+import { createHash as createHash9, randomBytes as randomBytes5 } from "node:crypto";
 import { closeSync as closeSync7, existsSync as existsSync9, fchmodSync, fsyncSync as fsyncSync3, openSync as openSync7, readFileSync as readFileSync14, realpathSync as realpathSync3, renameSync as renameSync4, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync4 } from "node:fs";
-import { basename as basename3, dirname as dirname9, isAbsolute as isAbsolute11, join as join12, relative as relative11, sep as sep12 } from "node:path";
+import { basename as basename3, dirname as dirname9, isAbsolute as isAbsolute11, join as join12, relative as relative12, sep as sep12 } from "node:path";
 async function adoptDrift(options, ctx) {
   const detected = await detectEnvironmentDrift({ ...options, ...options.addresses.length > 0 ? { unacknowledged: options.addresses } : {} }, ctx);
   if (detected.status === "invalid") return detected;
@@ -71688,7 +71860,7 @@ function acknowledgementsOf(outcome, report, prelude, named, cwd) {
   const adopted = adoptedObjects2(outcome, report);
   const none = { cleared: [], kept: [] };
   const configFile = prelude.config.file;
-  const text3 = rules.length === 0 || adopted.length === 0 ? void 0 : readUnchanged(configFile, void 0, cwd);
+  const text3 = rules.length === 0 || adopted.length === 0 ? void 0 : readUnchanged(configFile, prelude.config.sha256, cwd);
   const clearing = text3 === void 0 ? { ...none, edits: [] } : clearAcknowledgements(rules, adopted, prelude.env.name, text3, ruleCovers);
   const summary = (cleared, kept) => cleared.length + kept.length + leftAlone.length === 0 ? void 0 : { cleared, kept, leftAlone };
   if (text3 === void 0 || clearing.edits.length === 0) return withDefined({ report: summary(clearing.cleared, clearing.kept), refused: [] });
@@ -71717,9 +71889,20 @@ ${r.path ?? ""}`));
   for (const f of outcome.files)
     for (const o of f.objects) {
       const drifted = report.drifted.find((d) => d.address === o.address);
-      const paths = o.outcome === "removed" || drifted === void 0 ? "whole" : [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)].filter((p) => !refusedPaths.has(`${o.address}
-${p}`));
-      out.push({ address: o.address, addresses: addressesOf2(o.address), paths });
+      if (o.outcome === "removed" || drifted === void 0) {
+        out.push({ address: o.address, addresses: addressesOf2(o.address), paths: "whole" });
+        continue;
+      }
+      const all = [...drifted.fields.map((x) => x.path), ...drifted.entries.map((x) => x.path)];
+      const refused = [
+        .../* @__PURE__ */ new Set([
+          ...all.filter((p) => refusedPaths.has(`${o.address}
+${p}`)),
+          ...outcome.refused.filter((r) => r.address === o.address && r.path !== void 0).map((r) => r.path)
+        ])
+      ];
+      out.push({ address: o.address, addresses: addressesOf2(o.address), paths: all.filter((p) => !refusedPaths.has(`${o.address}
+${p}`)), refused });
     }
   for (const c of outcome.created) out.push({ address: c.address, addresses: addressesOf2(c.address), paths: "whole" });
   return out;
@@ -71791,7 +71974,7 @@ function readUnchanged(file, hash2, cwd) {
   } catch (err) {
     throw systemError(`cannot read ${shownPath(file, cwd)}`, err);
   }
-  if (hash2 !== void 0 && `sha256:${createHash8("sha256").update(bytes).digest("hex")}` !== hash2)
+  if (hash2 !== void 0 && `sha256:${createHash9("sha256").update(bytes).digest("hex")}` !== hash2)
     throw new MftopsError(`${shownPath(file, cwd)} changed while drift was read; nothing was written: run drift --adopt again`);
   return bytes.toString("utf8");
 }
@@ -71842,7 +72025,7 @@ function unifiedDiff(path, before, after) {
   return patch.replace(/^(Index: [^\n]*\n)?=+\n/, "");
 }
 function shownPath(path, cwd) {
-  const rel = relative11(cwd, path);
+  const rel = relative12(cwd, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute11(rel) ? rel.split(sep12).join("/") : path;
 }
 function environmentsSharing(file, raw, config, own) {
@@ -71856,7 +72039,7 @@ function environmentsSharing(file, raw, config, own) {
   return out.sort(compareText2);
 }
 function isInside2(path, folder) {
-  const rel = relative11(folder, path);
+  const rel = relative12(folder, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute11(rel);
 }
 var import_yaml11;
@@ -71914,11 +72097,11 @@ function installCrashGuard(opts) {
   };
 }
 async function releaseAfterCrash() {
-  const { releaseHeldApplyLocks: releaseHeldApplyLocks2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
   try {
-    releaseHeldApplyLocks2();
     const { resumeHeldSchedulers: resumeHeldSchedulers2 } = await Promise.resolve().then(() => (init_scheduler_pause(), scheduler_pause_exports));
     await resumeHeldSchedulers2(CRASH_REVOKE_TIMEOUT_MS);
+    const { releaseHeldApplyLocks: releaseHeldApplyLocks2 } = await Promise.resolve().then(() => (init_apply_lock(), apply_lock_exports));
+    releaseHeldApplyLocks2();
   } finally {
     const { closeAllSessions: closeAllSessions2 } = await Promise.resolve().then(() => (init_session(), session_exports));
     await closeAllSessions2(CRASH_REVOKE_TIMEOUT_MS);
@@ -71932,10 +72115,11 @@ init_errors();
 init_log();
 init_model9();
 init_plan_file();
+import { execFileSync } from "node:child_process";
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { existsSync as existsSync10, rmSync as rmSync7, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync10, realpathSync as realpathSync4, rmSync as rmSync7, writeFileSync as writeFileSync5 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute12, join as join13, relative as relative12, resolve as resolve14 } from "node:path";
+import { isAbsolute as isAbsolute12, join as join13, relative as relative13, resolve as resolve14 } from "node:path";
 
 // src/render/apply-summary.ts
 init_model11();
@@ -72326,7 +72510,8 @@ init_text();
 function changeWindowSentence(calendar) {
   const w = calendar?.changeWindow;
   if (w === void 0) return void 0;
-  if (w.state === "open") return "Change windows: open now; apply would not be refused.";
+  const note = calendar?.zone.note;
+  if (w.state === "open") return `Change windows: open now; apply would not be refused${note !== void 0 ? ` (${note})` : ""}.`;
   return `Change windows: apply would be refused now: ${w.text ?? w.state}. To apply anyway: mftops apply --override-window "reason".`;
 }
 function schedulesHeadline(calendar) {
@@ -73191,6 +73376,16 @@ function createGithubApi(options) {
         throw new GithubApiError(`GitHub API returned commit ${sha} without a tree`, void 0);
       return data["tree"]["sha"];
     },
+    getCommit: async (sha) => {
+      const { data } = await call("GET", `${base}${repoPath}/git/commits/${encodeURIComponent(sha)}`);
+      if (!isRecord(data) || !isRecord(data["tree"]) || typeof data["tree"]["sha"] !== "string" || !Array.isArray(data["parents"]))
+        throw new GithubApiError(`GitHub API returned commit ${sha} without a tree or parents`, void 0);
+      return {
+        tree: data["tree"]["sha"],
+        parents: data["parents"].map((p) => isRecord(p) && typeof p["sha"] === "string" ? p["sha"] : ""),
+        message: typeof data["message"] === "string" ? data["message"] : ""
+      };
+    },
     createTree: async (baseTree, files2) => shaOf(
       (await call("POST", `${base}${repoPath}/git/trees`, {
         base_tree: baseTree,
@@ -73202,19 +73397,19 @@ function createGithubApi(options) {
       "tree"
     ),
     createCommit: async (commit) => shaOf((await call("POST", `${base}${repoPath}/git/commits`, { message: commit.message, tree: commit.tree, parents: commit.parents })).data, "commit"),
-    setBranch: async (branch, sha) => {
-      try {
-        await call("POST", `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
-        return;
-      } catch (err) {
-        if (!(err instanceof GithubApiError) || err.status !== 422) throw err;
-      }
-      await call("PATCH", `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+    setBranch: async (branch, sha, move) => {
+      if (move) await call("PATCH", `${base}${repoPath}/git/refs/heads/${encodeRef(branch)}`, { sha, force: true });
+      else await call("POST", `${base}${repoPath}/git/refs`, { ref: `refs/heads/${branch}`, sha });
     },
     findOpenPullRequest: async (branch) => {
       const list = await paginate(`${repoPath}/pulls?state=open&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
       const mine = list.find((p) => isRecord(p) && isRecord(p["head"]) && p["head"]["ref"] === branch);
       return mine === void 0 ? void 0 : toPullRequest(mine);
+    },
+    findClosedUnmergedPullRequest: async (branch) => {
+      const list = await paginate(`${repoPath}/pulls?state=closed&sort=created&direction=desc&head=${encodeURIComponent(`${options.owner}:${branch}`)}`);
+      const declined = list.find((p) => isRecord(p) && isRecord(p["head"]) && p["head"]["ref"] === branch && (p["merged_at"] ?? null) === null);
+      return declined === void 0 ? void 0 : toPullRequest(declined);
     },
     createPullRequest: async (pr) => toPullRequest((await call("POST", `${base}${repoPath}/pulls`, { title: pr.title, body: pr.body, head: pr.head, base: pr.base })).data),
     updatePullRequest: async (n, change) => toPullRequest(
@@ -73606,27 +73801,65 @@ function shellWord(text3) {
 
 // src/action/adopt-pr.ts
 init_text();
+init_with_defined();
 function adoptBranch(environment) {
-  const safe = environment.replace(/[^A-Za-z0-9_-]/g, "-").replace(/-{2,}/g, "-");
-  return `mftops/adopt-${safe === "" || safe === "-" ? "environment" : safe}`;
+  const encoded = [...Buffer.from(environment, "utf8")].map((b) => /[A-Za-z0-9_.-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("").replace(/\.(?=\.|$|lock$)/g, "%2E");
+  return `mftops/adopt-${encoded}`;
 }
 function adoptMarker(environment) {
   return `<!-- mftops:adopt:${markerName(environment)} -->`;
 }
+function adoptCommitSubject(environment) {
+  return `mftops: adopt drift of ${environment}`;
+}
 async function syncAdoptionPullRequest(api, proposal, base, origin2, now = /* @__PURE__ */ new Date()) {
   const branch = adoptBranch(proposal.environment);
   const open4 = await api.findOpenPullRequest(branch);
+  if (open4 !== void 0 && !open4.body.includes(adoptMarker(proposal.environment))) {
+    const reason = `pull request #${open4.number} from branch ${branch} is not mftops's adoption pull request of ${proposal.environment} (its body lacks ${adoptMarker(proposal.environment)}): left as it is; merge or close it and delete the branch for mftops to propose the drift`;
+    return { action: "kept", reason, pullRequest: open4 };
+  }
   if (proposal.files.length === 0) {
     if (open4 === void 0) return { action: "none" };
     await api.createIssueComment(open4.number, renderAdoptClosingComment(proposal.environment, origin2, now));
     return { action: "closed", pullRequest: await api.updatePullRequest(open4.number, { state: "closed" }) };
   }
   const tree = await api.createTree(await api.getCommitTree(base.sha), proposal.files);
+  if (open4 === void 0) {
+    const closed = await api.findClosedUnmergedPullRequest(branch);
+    if (closed?.headSha !== void 0 && closed.body.includes(adoptMarker(proposal.environment))) {
+      const head = await api.getCommit(closed.headSha);
+      if (isAdoptCommit(head, proposal.environment) && head.tree === tree) return { action: "declined", pullRequest: closed };
+    }
+  }
   const same = open4?.headSha !== void 0 && await api.getCommitTree(open4.headSha) === tree;
   let headSha = open4?.headSha;
   if (!same) {
+    const current = await api.getBranchSha(branch);
+    if (current !== void 0 && !isAdoptCommit(await api.getCommit(current), proposal.environment)) {
+      const reason = `branch ${branch} has a commit that is not mftops's (${current.slice(0, 12)}): mftops leaves it as it is; ${open4 === void 0 ? "rename or delete that branch" : `merge or close pull request #${open4.number} and delete the branch`} for mftops to propose the drift of ${proposal.environment}`;
+      if (open4 !== void 0) {
+        const marker2 = `<!-- mftops:adopt-kept:${markerName(proposal.environment)} -->`;
+        await upsertStickyComment(
+          api,
+          open4.number,
+          marker2,
+          `${marker2}
+mftops did not update this pull request: its branch <code>${escapeMd(branch)}</code> has a commit that is not mftops's (${current.slice(0, 12)}), which mftops never replaces. Merge or close this pull request and delete the branch for mftops to propose the drift of **${escapeMd(proposal.environment)}** again.`
+        );
+      }
+      return { action: "kept", reason, ...withDefined({ pullRequest: open4 }) };
+    }
     headSha = await api.createCommit({ message: proposal.commitMessage, tree, parents: [base.sha] });
-    await api.setBranch(branch, headSha);
+    try {
+      await api.setBranch(branch, headSha, current !== void 0);
+    } catch (err) {
+      if (!(err instanceof GithubApiError) || !/without `?workflows`? permission/i.test(err.message)) throw err;
+      throw new GithubApiError(
+        `GitHub refuses to write branch ${branch}: it would change .github/workflows and the token lacks the \`workflows\` permission; delete the branch ${branch}, or pass a token with that permission as github-token`,
+        err.status
+      );
+    }
   }
   const withHead = (pr) => ({
     action: open4 === void 0 ? "opened" : "updated",
@@ -73635,6 +73868,10 @@ async function syncAdoptionPullRequest(api, proposal, base, origin2, now = /* @_
   });
   if (open4 !== void 0) return withHead(await api.updatePullRequest(open4.number, { title: proposal.title, body: proposal.body }));
   return withHead(await api.createPullRequest({ title: proposal.title, body: proposal.body, head: branch, base: base.branch }));
+}
+function isAdoptCommit(commit, environment) {
+  return commit.parents.length === 1 && commit.message.startsWith(`${adoptCommitSubject(environment)}
+`);
 }
 function renderAdoptClosingComment(environment, origin2, now) {
   const run = origin2.runUrl === void 0 ? "the drift job" : `[the drift job](${origin2.runUrl})`;
@@ -73647,7 +73884,7 @@ function renderAdoptCommitMessage(report) {
   const lines2 = adoptedObjects(report).map(
     ({ object }) => `- ${object.address}${object.paths.length > 0 ? `: ${object.paths.join(", ")}` : ` (${object.outcome})`}`
   );
-  return `mftops: adopt drift of ${report.environment}
+  return `${adoptCommitSubject(report.environment)}
 
 The manifests now say what the servers have (mftops drift --adopt):
 
@@ -73664,7 +73901,7 @@ function renderAdoptPrBody(report, drift, origin2, now) {
   const run = origin2.runUrl === void 0 ? "the drift job" : `[the drift job](${origin2.runUrl})`;
   const foot = `
 ---
-<sub>Made by ${run} at ${now.toISOString()}${origin2.sha === void 0 ? "" : ` on ${escapeMd(origin2.sha.slice(0, 12))}`}. mftops replaces this branch's commit on every run while the drift lasts and closes this pull request when nothing is left to adopt; edits pushed to the branch are replaced too.</sub>
+<sub>Made by ${run} at ${now.toISOString()}${origin2.sha === void 0 ? "" : ` on ${escapeMd(origin2.sha.slice(0, 12))}`}. mftops replaces its commit on this branch on every run while the drift lasts and closes this pull request when nothing is left to adopt; once someone pushes a commit to the branch, mftops leaves the branch as it is.</sub>
 `;
   const tail = [];
   if (report.refused.length > 0) {
@@ -73816,7 +74053,7 @@ function acknowledgementLines(report) {
   const lines2 = ["", "Acknowledged drift (drift.ignore) left as it is:"];
   for (const k of a.kept)
     lines2.push(
-      `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand`
+      k.notAdopted === void 0 ? `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted: not removed, it is a pattern that may cover other objects; narrow or remove it by hand` : `  * ${escapeControl(k.rule)} (${escapeControl(k.where)}) covers ${escapeControl(k.object)}, adopted in part: not removed, it still acknowledges ${k.notAdopted.map(escapeControl).join(", ")}, not adopted`
     );
   for (const address of a.leftAlone)
     lines2.push(
@@ -74409,6 +74646,7 @@ function quote2(text3) {
 
 // src/action/run-action.ts
 init_with_defined();
+init_text();
 async function runAction(a) {
   const { runner: runner2 } = a;
   let context;
@@ -74528,7 +74766,7 @@ function annotatePolicy(s, plan) {
   for (const line of policyAnnotations(plan.policy)) s.a.log(`${line}
 `);
 }
-async function makePlan(s, out) {
+async function makePlan(s, out, targets) {
   const { planEnvironment: planEnvironment2 } = await Promise.resolve().then(() => (init_plan6(), plan_exports));
   let result;
   try {
@@ -74539,7 +74777,8 @@ async function makePlan(s, out) {
         out,
         parallelism: s.inputs.parallelism ?? DEFAULTS.readParallelism,
         ...pruneOption(s),
-        ...s.inputs.rotatePasswords ? { rotatePasswords: true } : {}
+        ...s.inputs.rotatePasswords ? { rotatePasswords: true } : {},
+        ...withDefined({ targets })
       },
       s.ctx
     );
@@ -74802,18 +75041,24 @@ async function driftStep(s) {
   await s.a.runner.group(`Drift report for ${report.environment}: ${sentence}`, async () => s.a.runner.log(renderDriftText(report, { color: false })));
   const reportHint = s.context.runUrl === void 0 ? "the JSON report of this run" : `the JSON report of [this workflow run](${s.context.runUrl})`;
   const room = s.a.runner.summaryRoom();
-  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint }));
+  const config = configForCommands(s);
+  if (room > 4096) appendSummary(s, renderDriftMarkdown(report, { maxLength: Math.floor((room - 64) / 3), reportHint, ...withDefined({ config }) }));
   const finding = {
     environment: report.environment,
     inSync: report.status === "in-sync",
     headline: sentence.replace(/^Drift: /, "").replace(/\.$/, ""),
-    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint })
+    renderReport: (maxLength) => renderDriftMarkdown(report, { maxLength, reportHint, ...withDefined({ config }) })
   };
   const issue = s.inputs.comment ? await updateDriftIssue(s, finding) : { written: true };
   const triaged = await triageDrift(s, report, issue.issue);
   const exitcode = issue.written && triaged ? code7 : 1;
   setOutputs(s.a.runner, { exitcode, "has-changes": hasChanges(report.plan), "report-file": reportFile, summary: sentence });
   return exitcode;
+}
+function configForCommands(s) {
+  const fromRoot = relative13(s.context.workspace, s.inputs.config).split("\\").join("/");
+  const shown = fromRoot.startsWith("../") || fromRoot === ".." || isAbsolute12(fromRoot) ? s.inputs.config : fromRoot;
+  return shown === "mftops.yaml" ? void 0 : shown;
 }
 async function updateDriftIssue(s, finding) {
   const api = githubApi(s);
@@ -74871,6 +75116,11 @@ async function adoptPrStep(s, drift) {
   const branch = /^refs\/heads\/(.+)$/.exec(s.context.ref ?? "")?.[1];
   if (branch === void 0 || s.context.sha === void 0)
     return problem(`the job must run on a branch (GITHUB_REF is ${s.context.ref ?? "not set"}): the pull request's base is the branch it checked out`);
+  const head = checkoutHead(s.context.workspace);
+  if (head !== void 0 && head !== s.context.sha)
+    return problem(
+      `the checkout is at ${head.slice(0, 12)}, not at GITHUB_SHA ${s.context.sha.slice(0, 12)}: the adoption would go onto another commit's files; check out GITHUB_SHA (actions/checkout's default)`
+    );
   let proposal = { environment: drift.environment, files: [], title: "", body: "", commitMessage: "" };
   if (drift.status === "drift") {
     const { adoptDrift: adoptDrift2 } = await Promise.resolve().then(() => (init_adopt_drift(), adopt_drift_exports));
@@ -74907,6 +75157,14 @@ async function adoptPrStep(s, drift) {
       case "none":
         if (drift.status === "drift") s.a.runner.log("Nothing of the drift can be adopted: no pull request (see the drift issue)");
         return true;
+      case "declined":
+        s.a.runner.log(
+          `The adoption pull request ${where} was closed without merging for this same drift: left closed (a different drift opens a new one; reopen it to take it up again)`
+        );
+        return true;
+      case "kept":
+        s.a.runner.annotate(pr === void 0 ? "error" : "warning", `on-drift adopt-pr: ${result.reason ?? `branch of ${drift.environment} left as it is`}`);
+        return pr !== void 0;
       default: {
         const never = result.action;
         throw new Error(`unknown adoption pull request action ${String(never)}`);
@@ -74914,14 +75172,29 @@ async function adoptPrStep(s, drift) {
     }
   } catch (err) {
     if (!isMftopsError(err)) throw err;
-    return problem(`the pull request was not opened or updated: ${err.message} (the job needs \`permissions: { contents: write, pull-requests: write }\`)`);
+    const hint = /`workflows` permission/.test(err.message) ? "" : " (the job needs `permissions: { contents: write, pull-requests: write }`)";
+    return problem(`the pull request was not opened or updated: ${err.message}${hint}`);
+  }
+}
+function checkoutHead(workspace) {
+  try {
+    const [top, head] = execFileSync("git", ["rev-parse", "--show-toplevel", "HEAD"], { cwd: workspace, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" }).trim().split("\n");
+    return top !== void 0 && realpathSync4(top) === realpathSync4(workspace) ? head : void 0;
+  } catch {
+    return void 0;
   }
 }
 async function revertPlanStep(s, drift, issue) {
   if (drift.status !== "drift") return true;
   const environment = drift.environment;
+  const targets = [.../* @__PURE__ */ new Set([...drift.drifted.map((d) => d.address), ...drift.unmanaged.filter((u) => u.pruned).map((u) => u.address)])];
+  if (targets.length === 0) {
+    s.a.runner.log(`No object of ${environment} differs from git (the drift is elsewhere, see the drift issue): no plan to revert it`);
+    return true;
+  }
+  const acknowledged = drift.acknowledged.filter((a) => targets.includes(a.address));
   const planFile = s.inputs.planFile ?? resolve14(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
-  const made = await makePlan(s, planFile);
+  const made = await makePlan(s, planFile, targets);
   if (made.plan === void 0) {
     for (const p of made.problems.filter((p2) => !made.annotated.has(p2))) s.a.runner.annotate("error", `on-drift revert-plan: ${p}`);
     return false;
@@ -74937,7 +75210,8 @@ async function revertPlanStep(s, drift, issue) {
   const api = githubApi(s);
   if (typeof api === "string") return true;
   try {
-    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === void 0 ? "this run" : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead.
+    const scope = acknowledged.length === 0 ? "Only the drifted objects are in it: acknowledged differences (drift.ignore) are left out." : `Only the drifted objects are in it, but it reverts the acknowledged differences (drift.ignore) they carry too: ${acknowledged.slice(0, 20).map((a) => `<code>${escapeMd(a.address)}</code> ${escapeMd(a.what)}`).join(", ")}${acknowledged.length > 20 ? ` and ${acknowledged.length - 20} more` : ""}.`;
+    const intro = `**The plan that would revert this drift.** Nothing was applied: apply it through the apply workflow (the plan file of ${s.context.runUrl === void 0 ? "this run" : `[this run](${s.context.runUrl})`}) after review, or adopt the changes into git instead. ${scope}
 
 `;
     const comment = renderPlanComment(plan, origin(s), GITHUB_COMMENT_LIMIT - intro.length, made.diagnostics);
@@ -75018,11 +75292,11 @@ function messageOf3(err) {
   return userMessageOf(err) ?? `internal error: ${err instanceof Error ? err.message : String(err)} (this is a bug in mftops; please report it)`;
 }
 function isInside3(path, folder) {
-  const rel = relative12(folder, path);
+  const rel = relative13(folder, path);
   return rel === "" || !rel.startsWith("..") && !isAbsolute12(rel);
 }
 function relativeTo(cwd, path) {
-  return isInside3(path, cwd) ? relative12(cwd, path) || "." : path;
+  return isInside3(path, cwd) ? relative13(cwd, path) || "." : path;
 }
 function fileSafe(name) {
   return name.replace(/[^A-Za-z0-9._-]/g, "_");
