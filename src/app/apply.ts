@@ -238,6 +238,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
           ...(prune?.off ? { pruneOff: prune.off } : {}),
           ...(options.targets !== undefined && options.targets.length > 0 ? { targets: options.targets } : {}),
           ...(options.rotatePasswords === true ? { rotatePasswords: true } : {}),
+          ...withDefined({ pauseScheduler: options.pauseScheduler }),
         },
         ctx,
       );

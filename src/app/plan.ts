@@ -113,6 +113,8 @@ export interface PlanManifestsInput {
   readonly rotatePasswords?: boolean;
   /** Where the manifests' secret references may point (`secretConfinementOf`). */
   readonly confinement: SecretConfinement;
+  /** `apply --pause-scheduler`: the calendar lists the runs a stopped scheduler may miss. */
+  readonly pauseScheduler?: boolean;
 }
 
 /**
@@ -140,7 +142,12 @@ export async function planManifests(manifests: ManifestSet, input: PlanManifests
   if (result.plan === undefined) return { diagnostics: reportOf(manifests, result.diagnostics) };
   const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
   return {
-    plan: await addPlanCalendar(result.plan, result.live, { reader: input.readers.automation, env: input.env, now: (ctx.now ?? readClock(ctx.env))() }),
+    plan: await addPlanCalendar(result.plan, result.live, {
+      reader: input.readers.automation,
+      env: input.env,
+      now: (ctx.now ?? readClock(ctx.env))(),
+      ...withDefined({ pauseScheduler: input.pauseScheduler }),
+    }),
     diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics),
   };
 }

@@ -5,6 +5,7 @@ import { withDefined } from '../with-defined.js';
 import type { LiveState } from '../live/model.js';
 import type { AutomationReader } from '../live/read-live-state.js';
 import type { Plan } from '../plan/model.js';
+import { isWriteAction } from '../plan/model.js';
 import { DEFAULT_DUE_MARGIN_MINUTES } from '../schedule/model.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
 import { assemblePlanCalendar, indexDateLists, judgeWindowsNow, liveSchedules } from '../schedule/plan-calendar.js';
@@ -69,17 +70,25 @@ function freezeListNames(env: EnvironmentSettings): string[] {
 export async function addPlanCalendar(
   plan: Plan,
   live: LiveState | undefined,
-  input: { readonly reader: AutomationReader | undefined; readonly env: EnvironmentSettings; readonly now: Date },
+  input: {
+    readonly reader: AutomationReader | undefined;
+    readonly env: EnvironmentSettings;
+    readonly now: Date;
+    /** `apply --pause-scheduler`: also the runs of every task a stopped scheduler may miss (when the plan read the tasks). */
+    readonly pauseScheduler?: boolean;
+  },
 ): Promise<Plan> {
   const liveTasks = live?.automation?.tasks?.byId ?? new Map<string, unknown>();
   const written = plan.changes.filter(
     (c) => c.kind === 'Task' && (c.action === 'update' || c.action === 'replace' || c.action === 'delete') && c.liveId !== undefined,
   );
   const windows = input.env.changeWindows;
-  if (written.length === 0 && windows === undefined) return plan;
+  const pauseScheduler = input.pauseScheduler === true && live?.automation?.tasks !== undefined && plan.changes.some((c) => isWriteAction(c.action));
+  if (written.length === 0 && windows === undefined && !pauseScheduler) return plan;
+  const scheduled = pauseScheduler ? [...liveTasks.values()] : written.map((c) => liveTasks.get(c.liveId!));
   const needDateLists =
     (windows?.freeze ?? []).some((f) => 'dateList' in f) ||
-    written.some((c) => liveSchedules(liveTasks.get(c.liveId!), new Map()).some((s) => (s.DateListRef ?? []).length > 0));
+    scheduled.some((task) => liveSchedules(task, new Map()).some((s) => (s.DateListRef ?? []).length > 0));
   const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
   const assembled = assemblePlanCalendar({
     changes: written,
@@ -89,6 +98,7 @@ export async function addPlanCalendar(
     zone: calendar.zone,
     now: input.now,
     dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
+    pauseScheduler,
     ...(windows !== undefined
       ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) }
       : {}),

@@ -62,10 +62,27 @@ function inWords(ms: number): string {
   return `in ${Math.round(minutes / 1440)} days`;
 }
 
-/** The text plan's lines: a blank line, the headline, one line per task. Nothing without tasks. */
+/** The text plan's lines: a blank line, the headline, one line per task; then the runs a paused scheduler may miss. */
 export function calendarTextLines(calendar: PlanCalendar | undefined): string[] {
-  if (calendar === undefined || calendar.tasks.length === 0) return [];
-  return ['', schedulesHeadline(calendar), ...calendar.tasks.map((t) => `  ${describeTaskRuns(t, calendar)}`)];
+  if (calendar === undefined) return [];
+  const tasks = calendar.tasks.length === 0 ? [] : ['', schedulesHeadline(calendar), ...calendar.tasks.map((t) => `  ${describeTaskRuns(t, calendar)}`)];
+  const paused = calendar.paused === undefined ? [] : ['', pausedHeadline(calendar), ...calendar.paused.runs.map((r) => `  ${describePausedRun(r, calendar)}`)];
+  return [...tasks, ...paused];
+}
+
+/** `--pause-scheduler`: what a stopped scheduler may miss, over how long, in the server's zone. */
+export function pausedHeadline(calendar: PlanCalendar): string {
+  const paused = calendar.paused!;
+  const count = paused.runs.length;
+  const window = `the next ${paused.minutes} min (the due margin, taken as the apply's time)`;
+  if (count === 0) return `--pause-scheduler: no task is due to run in ${window}.`;
+  return `--pause-scheduler: ${count} ${count === 1 ? 'run falls' : 'runs fall'} in ${window} and may be missed while the scheduler is stopped (the server makes up at most one missed run per task):`;
+}
+
+/** `Task/Payroll to bank: Fri 02:00 (in 5 min)` */
+export function describePausedRun(run: { readonly address: string; readonly start: string }, calendar: PlanCalendar): string {
+  const start = Date.parse(run.start);
+  return `${escapeControl(run.address)}: ${shortTime(start, calendar.zone)} (${inWords(start - Date.parse(calendar.at))})`;
 }
 
 /** At most this many tasks are listed in the markdown plan; the rest are counted. */
@@ -87,6 +104,18 @@ export function calendarMarkdownBlocks(calendar: PlanCalendar | undefined): stri
         '',
         ...shown.map((t) => `- ${escapeMd(describeTaskRuns(t, calendar))}`),
         ...(more > 0 ? [`- and ${more} more (the JSON plan lists every one)`] : []),
+      ].join('\n'),
+    );
+  }
+  if (calendar.paused !== undefined) {
+    const runs = calendar.paused.runs;
+    const shown = runs.slice(0, MARKDOWN_TASKS);
+    blocks.push(
+      [
+        `**${escapeMd(pausedHeadline(calendar))}**`,
+        ...(shown.length > 0 ? [''] : []),
+        ...shown.map((r) => `- ${escapeMd(describePausedRun(r, calendar))}`),
+        ...(runs.length > shown.length ? [`- and ${runs.length - shown.length} more (the JSON plan lists every one)`] : []),
       ].join('\n'),
     );
   }

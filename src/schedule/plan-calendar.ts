@@ -1,6 +1,7 @@
 import type { Schedule } from '../kinds/task/model.js';
 import { isRecord } from '../is-record.js';
 import type { Change } from '../resources/model.js';
+import { formatAddress } from '../kinds/address.js';
 import { canonicalDayName } from '../vocabulary.js';
 import type { DayOfWeek } from '../vocabulary.js';
 import { describeWindowVerdict, judgeChangeWindow } from './change-window.js';
@@ -26,6 +27,19 @@ export interface PlanCalendar {
   readonly tasks: readonly TaskRuns[];
   /** The change windows at the plan's time; absent when the environment sets none. */
   readonly changeWindow?: PlanWindowCheck;
+  /** `apply --pause-scheduler` only: the runs a stopped scheduler may miss (`PausedRuns`). */
+  readonly paused?: PausedRuns;
+}
+
+/**
+ * The runs of every task (not only the changed ones: a stopped scheduler starts none) due from
+ * the plan's time until `minutes` later, the expected apply time (the due margin: an estimate).
+ * The server makes up at most one missed run per task, so these may be skipped.
+ */
+export interface PausedRuns {
+  readonly minutes: number;
+  /** In time order; `start` an ISO instant. */
+  readonly runs: readonly { readonly address: string; readonly start: string }[];
 }
 
 /**
@@ -66,6 +80,8 @@ export interface PlanCalendarInput {
   readonly missingDateLists?: readonly string[];
   /** Freeze date lists whose dates cannot be read (`describeUnreadableDateLists`). */
   readonly unreadableDateLists?: readonly string[];
+  /** `apply --pause-scheduler`: list the runs of every live task due within the due margin. */
+  readonly pauseScheduler?: boolean;
 }
 
 /** The calendar of a plan; undefined when there is nothing to say. */
@@ -88,14 +104,28 @@ export function assemblePlanCalendar(input: PlanCalendarInput): PlanCalendar | u
     });
   }
   const changeWindow = input.changeWindows !== undefined ? checkWindow(input) : undefined;
-  if (tasks.length === 0 && changeWindow === undefined) return undefined;
+  const paused = input.pauseScheduler === true ? listPausedRuns(input) : undefined;
+  if (tasks.length === 0 && changeWindow === undefined && paused === undefined) return undefined;
   return {
     at: input.now.toISOString(),
     zone: input.zone,
     dueMarginMinutes: input.dueMarginMinutes,
     tasks,
-    ...(changeWindow !== undefined ? { changeWindow } : {}),
+    ...withDefined({ changeWindow, paused }),
   };
+}
+
+function listPausedRuns(input: PlanCalendarInput): PausedRuns {
+  const until = new Date(input.now.getTime() + input.dueMarginMinutes * 60_000);
+  const runs: { address: string; start: number }[] = [];
+  for (const task of input.liveTasks.values()) {
+    if (!isRecord(task) || typeof task.Name !== 'string') continue;
+    const schedules = liveSchedules(task, input.dateListNames);
+    for (const run of listNextRuns(schedules, { zone: input.zone, dateLists: input.dateLists, from: input.now, until, count: 100 }))
+      runs.push({ address: formatAddress('Task', task.Name), start: run.start });
+  }
+  runs.sort((a, b) => a.start - b.start || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { minutes: input.dueMarginMinutes, runs: runs.map((r) => ({ address: r.address, start: new Date(r.start).toISOString() })) };
 }
 
 function checkWindow(input: PlanCalendarInput): PlanWindowCheck {

@@ -273,3 +273,18 @@ it('SIGHUP (a dropped ssh session) mid-apply is handled like Ctrl-C: the write i
   expect(readSchedulerEnabled(emulator)).toBe(true);
   expect(existsSync(notePath(dir))).toBe(false);
 });
+
+it('lists, before the writes, the runs of every task that fall in the due margin and may be missed while the scheduler is stopped', async () => {
+  // Friday 01:55 UTC: Payroll to bank runs weekdays at 02:00 (the emulator's zone is UTC).
+  const dir = applyWorkdir(emulator);
+  const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-11-27T01:55:00Z' };
+  const paused = await runCli(ARGS, { cwd: dir, env });
+  expect(paused.code, paused.stderr).toBe(0);
+  expect(paused.stdout).toMatch(
+    /--pause-scheduler: \d+ runs? falls? in the next 15 min \(the due margin, taken as the apply's time\) and may be missed while the scheduler is stopped/,
+  );
+  expect(paused.stdout).toContain('  Task/Payroll to bank: Fri 02:00 (in 5 min)\n');
+  // Without --pause-scheduler nothing is paused, and the list is not shown.
+  const plain = await runCli(['plan', '--no-color'], { cwd: dir, env });
+  expect(plain.stdout).not.toContain('--pause-scheduler:');
+});
