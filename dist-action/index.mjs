@@ -1014,9 +1014,9 @@ var init_defaults = __esm({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -1071,9 +1071,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -1229,9 +1229,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var visit5 = require_visit();
@@ -1400,9 +1400,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var visit5 = require_visit();
@@ -1470,9 +1470,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -1520,9 +1520,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     function toJS(value2, arg, ctx) {
@@ -1550,9 +1550,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity2 = require_identity();
@@ -1591,9 +1591,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit5 = require_visit();
@@ -1709,9 +1709,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Node = require_Node();
@@ -1739,9 +1739,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity2 = require_identity();
@@ -1814,9 +1814,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity2 = require_identity();
@@ -1957,9 +1957,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -1974,9 +1974,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -2110,9 +2110,9 @@ ${indent}${text3.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -2393,9 +2393,9 @@ ${indent}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity2 = require_identity();
@@ -2517,9 +2517,9 @@ ${ctx.indent}${str2}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -2650,9 +2650,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -2672,9 +2672,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -2732,9 +2732,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge = require_merge();
@@ -2796,9 +2796,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -2836,9 +2836,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var stringify = require_stringify();
@@ -2987,9 +2987,9 @@ ${indent}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -3131,9 +3131,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -3153,9 +3153,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -3269,9 +3269,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -3291,9 +3291,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string = {
@@ -3310,9 +3310,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -3328,9 +3328,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -3352,9 +3352,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
       if (typeof value2 === "bigint")
@@ -3379,9 +3379,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -3425,9 +3425,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
@@ -3470,9 +3470,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -3498,9 +3498,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map = require_map();
@@ -3565,9 +3565,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -3631,9 +3631,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -3709,9 +3709,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var toJS = require_toJS();
@@ -3787,9 +3787,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value: value2, source }, ctx) {
@@ -3819,9 +3819,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -3868,9 +3868,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
@@ -3947,9 +3947,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -4036,9 +4036,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str2, asBigInt) {
@@ -4124,9 +4124,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -4168,9 +4168,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -4262,9 +4262,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var map = require_map();
@@ -4294,9 +4294,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var stringify = require_stringify();
@@ -4374,9 +4374,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection = require_Collection();
@@ -4683,9 +4683,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code7, message) {
@@ -4748,9 +4748,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow2, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -4882,9 +4882,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -4924,9 +4924,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -4942,9 +4942,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -4958,9 +4958,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -5066,9 +5066,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -5117,9 +5117,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -5160,9 +5160,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Pair = require_Pair();
@@ -5354,9 +5354,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -5419,9 +5419,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -5602,9 +5602,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -5823,9 +5823,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity2 = require_identity();
     var Scalar = require_Scalar();
@@ -5904,9 +5904,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -5934,9 +5934,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity2 = require_identity();
@@ -6040,9 +6040,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document3 = require_Document();
     var composeNode = require_compose_node();
@@ -6083,9 +6083,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -6291,9 +6291,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -6476,9 +6476,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -6537,9 +6537,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -6599,9 +6599,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -6701,9 +6701,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -7290,9 +7290,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter3 = class {
       constructor() {
@@ -7321,9 +7321,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -8195,9 +8195,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document3 = require_Document();
@@ -8292,9 +8292,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document3 = require_Document();
@@ -8921,9 +8921,9 @@ var init_schema_errors = __esm({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/codegen/code.js
+// node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
-  "../main/node_modules/ajv/dist/compile/codegen/code.js"(exports2) {
+  "node_modules/ajv/dist/compile/codegen/code.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.regexpCode = exports2.getEsmExportName = exports2.getProperty = exports2.safeStringify = exports2.stringify = exports2.strConcat = exports2.addCodeArg = exports2.str = exports2._ = exports2.nil = exports2._Code = exports2.Name = exports2.IDENTIFIER = exports2._CodeOrName = void 0;
@@ -9075,9 +9075,9 @@ var require_code = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/codegen/scope.js
+// node_modules/ajv/dist/compile/codegen/scope.js
 var require_scope = __commonJS({
-  "../main/node_modules/ajv/dist/compile/codegen/scope.js"(exports2) {
+  "node_modules/ajv/dist/compile/codegen/scope.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ValueScope = exports2.ValueScopeName = exports2.Scope = exports2.varKinds = exports2.UsedValueState = void 0;
@@ -9220,9 +9220,9 @@ var require_scope = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/codegen/index.js
+// node_modules/ajv/dist/compile/codegen/index.js
 var require_codegen = __commonJS({
-  "../main/node_modules/ajv/dist/compile/codegen/index.js"(exports2) {
+  "node_modules/ajv/dist/compile/codegen/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.or = exports2.and = exports2.not = exports2.CodeGen = exports2.operators = exports2.varKinds = exports2.ValueScopeName = exports2.ValueScope = exports2.Scope = exports2.Name = exports2.regexpCode = exports2.stringify = exports2.getProperty = exports2.nil = exports2.strConcat = exports2.str = exports2._ = void 0;
@@ -9940,9 +9940,9 @@ var require_codegen = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/util.js
+// node_modules/ajv/dist/compile/util.js
 var require_util = __commonJS({
-  "../main/node_modules/ajv/dist/compile/util.js"(exports2) {
+  "node_modules/ajv/dist/compile/util.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.checkStrictMode = exports2.getErrorPath = exports2.Type = exports2.useFunc = exports2.setEvaluated = exports2.evaluatedPropsToName = exports2.mergeEvaluated = exports2.eachItem = exports2.unescapeJsonPointer = exports2.escapeJsonPointer = exports2.escapeFragment = exports2.unescapeFragment = exports2.schemaRefOrVal = exports2.schemaHasRulesButRef = exports2.schemaHasRules = exports2.checkUnknownRules = exports2.alwaysValidSchema = exports2.toHash = void 0;
@@ -10107,9 +10107,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/names.js
+// node_modules/ajv/dist/compile/names.js
 var require_names = __commonJS({
-  "../main/node_modules/ajv/dist/compile/names.js"(exports2) {
+  "node_modules/ajv/dist/compile/names.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -10146,9 +10146,9 @@ var require_names = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/errors.js
+// node_modules/ajv/dist/compile/errors.js
 var require_errors2 = __commonJS({
-  "../main/node_modules/ajv/dist/compile/errors.js"(exports2) {
+  "node_modules/ajv/dist/compile/errors.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.extendErrors = exports2.resetErrorsCount = exports2.reportExtraError = exports2.reportError = exports2.keyword$DataError = exports2.keywordError = void 0;
@@ -10268,9 +10268,9 @@ var require_errors2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/boolSchema.js
+// node_modules/ajv/dist/compile/validate/boolSchema.js
 var require_boolSchema = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/boolSchema.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/boolSchema.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.boolOrEmptySchema = exports2.topBoolOrEmptySchema = void 0;
@@ -10319,9 +10319,9 @@ var require_boolSchema = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/rules.js
+// node_modules/ajv/dist/compile/rules.js
 var require_rules = __commonJS({
-  "../main/node_modules/ajv/dist/compile/rules.js"(exports2) {
+  "node_modules/ajv/dist/compile/rules.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getRules = exports2.isJSONType = void 0;
@@ -10350,9 +10350,9 @@ var require_rules = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/applicability.js
+// node_modules/ajv/dist/compile/validate/applicability.js
 var require_applicability = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/applicability.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/applicability.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.shouldUseRule = exports2.shouldUseGroup = exports2.schemaHasRulesForType = void 0;
@@ -10373,9 +10373,9 @@ var require_applicability = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/dataType.js
+// node_modules/ajv/dist/compile/validate/dataType.js
 var require_dataType = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/dataType.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/dataType.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reportTypeError = exports2.checkDataTypes = exports2.checkDataType = exports2.coerceAndCheckDataType = exports2.getJSONTypes = exports2.getSchemaTypes = exports2.DataType = void 0;
@@ -10557,9 +10557,9 @@ var require_dataType = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/defaults.js
+// node_modules/ajv/dist/compile/validate/defaults.js
 var require_defaults = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/defaults.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/defaults.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.assignDefaults = void 0;
@@ -10594,9 +10594,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/code.js
+// node_modules/ajv/dist/vocabularies/code.js
 var require_code2 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/code.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/code.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateUnion = exports2.validateArray = exports2.usePattern = exports2.callValidateCode = exports2.schemaProperties = exports2.allSchemaProperties = exports2.noPropertyInData = exports2.propertyInData = exports2.isOwnProperty = exports2.hasPropFunc = exports2.reportMissingProp = exports2.checkMissingProp = exports2.checkReportMissingProp = void 0;
@@ -10727,9 +10727,9 @@ var require_code2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/keyword.js
+// node_modules/ajv/dist/compile/validate/keyword.js
 var require_keyword = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/keyword.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/keyword.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateKeywordUsage = exports2.validSchemaType = exports2.funcKeywordCode = exports2.macroKeywordCode = void 0;
@@ -10845,9 +10845,9 @@ var require_keyword = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/subschema.js
+// node_modules/ajv/dist/compile/validate/subschema.js
 var require_subschema = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/subschema.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/subschema.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.extendSubschemaMode = exports2.extendSubschemaData = exports2.getSubschema = void 0;
@@ -10928,9 +10928,9 @@ var require_subschema = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-deep-equal/index.js
+// node_modules/fast-deep-equal/index.js
 var require_fast_deep_equal = __commonJS({
-  "../main/node_modules/fast-deep-equal/index.js"(exports2, module) {
+  "node_modules/fast-deep-equal/index.js"(exports2, module) {
     "use strict";
     module.exports = function equal(a, b) {
       if (a === b) return true;
@@ -10963,9 +10963,9 @@ var require_fast_deep_equal = __commonJS({
   }
 });
 
-// ../main/node_modules/json-schema-traverse/index.js
+// node_modules/json-schema-traverse/index.js
 var require_json_schema_traverse = __commonJS({
-  "../main/node_modules/json-schema-traverse/index.js"(exports2, module) {
+  "node_modules/json-schema-traverse/index.js"(exports2, module) {
     "use strict";
     var traverse = module.exports = function(schema, opts, cb) {
       if (typeof opts == "function") {
@@ -11051,9 +11051,9 @@ var require_json_schema_traverse = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/resolve.js
+// node_modules/ajv/dist/compile/resolve.js
 var require_resolve = __commonJS({
-  "../main/node_modules/ajv/dist/compile/resolve.js"(exports2) {
+  "node_modules/ajv/dist/compile/resolve.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getSchemaRefs = exports2.resolveUrl = exports2.normalizeId = exports2._getFullPath = exports2.getFullPath = exports2.inlineRef = void 0;
@@ -11207,9 +11207,9 @@ var require_resolve = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/validate/index.js
+// node_modules/ajv/dist/compile/validate/index.js
 var require_validate = __commonJS({
-  "../main/node_modules/ajv/dist/compile/validate/index.js"(exports2) {
+  "node_modules/ajv/dist/compile/validate/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getData = exports2.KeywordCxt = exports2.validateFunctionCode = void 0;
@@ -11715,9 +11715,9 @@ var require_validate = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/runtime/validation_error.js
+// node_modules/ajv/dist/runtime/validation_error.js
 var require_validation_error = __commonJS({
-  "../main/node_modules/ajv/dist/runtime/validation_error.js"(exports2) {
+  "node_modules/ajv/dist/runtime/validation_error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var ValidationError = class extends Error {
@@ -11731,9 +11731,9 @@ var require_validation_error = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/ref_error.js
+// node_modules/ajv/dist/compile/ref_error.js
 var require_ref_error = __commonJS({
-  "../main/node_modules/ajv/dist/compile/ref_error.js"(exports2) {
+  "node_modules/ajv/dist/compile/ref_error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var resolve_1 = require_resolve();
@@ -11748,9 +11748,9 @@ var require_ref_error = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/compile/index.js
+// node_modules/ajv/dist/compile/index.js
 var require_compile = __commonJS({
-  "../main/node_modules/ajv/dist/compile/index.js"(exports2) {
+  "node_modules/ajv/dist/compile/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.resolveSchema = exports2.getCompilingSchema = exports2.resolveRef = exports2.compileSchema = exports2.SchemaEnv = void 0;
@@ -11972,9 +11972,9 @@ var require_compile = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/data.json
+// node_modules/ajv/dist/refs/data.json
 var require_data = __commonJS({
-  "../main/node_modules/ajv/dist/refs/data.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/data.json"(exports2, module) {
     module.exports = {
       $id: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#",
       description: "Meta-schema for $data reference (JSON AnySchema extension proposal)",
@@ -11991,9 +11991,9 @@ var require_data = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-uri/lib/utils.js
+// node_modules/fast-uri/lib/utils.js
 var require_utils = __commonJS({
-  "../main/node_modules/fast-uri/lib/utils.js"(exports2, module) {
+  "node_modules/fast-uri/lib/utils.js"(exports2, module) {
     "use strict";
     var isUUID = RegExp.prototype.test.bind(/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/iu);
     var isIPv4 = RegExp.prototype.test.bind(/^(?:(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)$/u);
@@ -12525,9 +12525,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-uri/lib/schemes.js
+// node_modules/fast-uri/lib/schemes.js
 var require_schemes = __commonJS({
-  "../main/node_modules/fast-uri/lib/schemes.js"(exports2, module) {
+  "node_modules/fast-uri/lib/schemes.js"(exports2, module) {
     "use strict";
     var { isUUID } = require_utils();
     var URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu;
@@ -12736,9 +12736,9 @@ var require_schemes = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-uri/index.js
+// node_modules/fast-uri/index.js
 var require_fast_uri = __commonJS({
-  "../main/node_modules/fast-uri/index.js"(exports2, module) {
+  "node_modules/fast-uri/index.js"(exports2, module) {
     "use strict";
     var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils();
     var { SCHEMES, getSchemeHandler } = require_schemes();
@@ -13166,9 +13166,9 @@ var require_fast_uri = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/runtime/uri.js
+// node_modules/ajv/dist/runtime/uri.js
 var require_uri = __commonJS({
-  "../main/node_modules/ajv/dist/runtime/uri.js"(exports2) {
+  "node_modules/ajv/dist/runtime/uri.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var uri = require_fast_uri();
@@ -13177,9 +13177,9 @@ var require_uri = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/core.js
+// node_modules/ajv/dist/core.js
 var require_core = __commonJS({
-  "../main/node_modules/ajv/dist/core.js"(exports2) {
+  "node_modules/ajv/dist/core.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = void 0;
@@ -13788,9 +13788,9 @@ var require_core = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/core/id.js
+// node_modules/ajv/dist/vocabularies/core/id.js
 var require_id = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/core/id.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/core/id.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var def = {
@@ -13803,9 +13803,9 @@ var require_id = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/core/ref.js
+// node_modules/ajv/dist/vocabularies/core/ref.js
 var require_ref = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/core/ref.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/core/ref.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.callRef = exports2.getValidate = void 0;
@@ -13925,9 +13925,9 @@ var require_ref = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/core/index.js
+// node_modules/ajv/dist/vocabularies/core/index.js
 var require_core2 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/core/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/core/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var id_1 = require_id();
@@ -13946,9 +13946,9 @@ var require_core2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js
+// node_modules/ajv/dist/vocabularies/validation/limitNumber.js
 var require_limitNumber = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -13978,9 +13978,9 @@ var require_limitNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js
+// node_modules/ajv/dist/vocabularies/validation/multipleOf.js
 var require_multipleOf = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14006,9 +14006,9 @@ var require_multipleOf = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/runtime/ucs2length.js
+// node_modules/ajv/dist/runtime/ucs2length.js
 var require_ucs2length = __commonJS({
-  "../main/node_modules/ajv/dist/runtime/ucs2length.js"(exports2) {
+  "node_modules/ajv/dist/runtime/ucs2length.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     function ucs2length(str2) {
@@ -14032,9 +14032,9 @@ var require_ucs2length = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js
+// node_modules/ajv/dist/vocabularies/validation/limitLength.js
 var require_limitLength = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14064,9 +14064,9 @@ var require_limitLength = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/pattern.js
+// node_modules/ajv/dist/vocabularies/validation/pattern.js
 var require_pattern = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14101,9 +14101,9 @@ var require_pattern = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js
+// node_modules/ajv/dist/vocabularies/validation/limitProperties.js
 var require_limitProperties = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14130,9 +14130,9 @@ var require_limitProperties = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/required.js
+// node_modules/ajv/dist/vocabularies/validation/required.js
 var require_required = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/required.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/required.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14212,9 +14212,9 @@ var require_required = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js
+// node_modules/ajv/dist/vocabularies/validation/limitItems.js
 var require_limitItems = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14241,9 +14241,9 @@ var require_limitItems = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/runtime/equal.js
+// node_modules/ajv/dist/runtime/equal.js
 var require_equal = __commonJS({
-  "../main/node_modules/ajv/dist/runtime/equal.js"(exports2) {
+  "node_modules/ajv/dist/runtime/equal.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var equal = require_fast_deep_equal();
@@ -14252,9 +14252,9 @@ var require_equal = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
+// node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
 var require_uniqueItems = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dataType_1 = require_dataType();
@@ -14319,9 +14319,9 @@ var require_uniqueItems = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/const.js
+// node_modules/ajv/dist/vocabularies/validation/const.js
 var require_const = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/const.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/const.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14348,9 +14348,9 @@ var require_const = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/enum.js
+// node_modules/ajv/dist/vocabularies/validation/enum.js
 var require_enum = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/enum.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/enum.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14397,9 +14397,9 @@ var require_enum = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/index.js
+// node_modules/ajv/dist/vocabularies/validation/index.js
 var require_validation = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var limitNumber_1 = require_limitNumber();
@@ -14435,9 +14435,9 @@ var require_validation = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
+// node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
 var require_additionalItems = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateAdditionalItems = void 0;
@@ -14488,9 +14488,9 @@ var require_additionalItems = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/items.js
+// node_modules/ajv/dist/vocabularies/applicator/items.js
 var require_items = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/items.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/items.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateTuple = void 0;
@@ -14545,9 +14545,9 @@ var require_items = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
+// node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
 var require_prefixItems = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var items_1 = require_items();
@@ -14562,9 +14562,9 @@ var require_prefixItems = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js
+// node_modules/ajv/dist/vocabularies/applicator/items2020.js
 var require_items2020 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14597,9 +14597,9 @@ var require_items2020 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/contains.js
+// node_modules/ajv/dist/vocabularies/applicator/contains.js
 var require_contains = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14691,9 +14691,9 @@ var require_contains = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js
+// node_modules/ajv/dist/vocabularies/applicator/dependencies.js
 var require_dependencies = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.validateSchemaDeps = exports2.validatePropertyDeps = exports2.error = void 0;
@@ -14785,9 +14785,9 @@ var require_dependencies = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
+// node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
 var require_propertyNames = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -14828,9 +14828,9 @@ var require_propertyNames = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
+// node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
 var require_additionalProperties = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -14934,9 +14934,9 @@ var require_additionalProperties = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/properties.js
+// node_modules/ajv/dist/vocabularies/applicator/properties.js
 var require_properties = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var validate_1 = require_validate();
@@ -14992,9 +14992,9 @@ var require_properties = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
+// node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
 var require_patternProperties = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -15066,9 +15066,9 @@ var require_patternProperties = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/not.js
+// node_modules/ajv/dist/vocabularies/applicator/not.js
 var require_not = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/not.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/not.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -15097,9 +15097,9 @@ var require_not = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js
+// node_modules/ajv/dist/vocabularies/applicator/anyOf.js
 var require_anyOf = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -15114,9 +15114,9 @@ var require_anyOf = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js
+// node_modules/ajv/dist/vocabularies/applicator/oneOf.js
 var require_oneOf = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15172,9 +15172,9 @@ var require_oneOf = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js
+// node_modules/ajv/dist/vocabularies/applicator/allOf.js
 var require_allOf = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -15199,9 +15199,9 @@ var require_allOf = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/if.js
+// node_modules/ajv/dist/vocabularies/applicator/if.js
 var require_if = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/if.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/if.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15268,9 +15268,9 @@ var require_if = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js
+// node_modules/ajv/dist/vocabularies/applicator/thenElse.js
 var require_thenElse = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -15286,9 +15286,9 @@ var require_thenElse = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/index.js
+// node_modules/ajv/dist/vocabularies/applicator/index.js
 var require_applicator = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var additionalItems_1 = require_additionalItems();
@@ -15334,9 +15334,9 @@ var require_applicator = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
 var require_dynamicAnchor = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.dynamicAnchor = void 0;
@@ -15369,9 +15369,9 @@ var require_dynamicAnchor = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
 var require_dynamicRef = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.dynamicRef = void 0;
@@ -15415,9 +15415,9 @@ var require_dynamicRef = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
 var require_recursiveAnchor = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -15436,9 +15436,9 @@ var require_recursiveAnchor = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
 var require_recursiveRef = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicRef_1 = require_dynamicRef();
@@ -15451,9 +15451,9 @@ var require_recursiveRef = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/dynamic/index.js
+// node_modules/ajv/dist/vocabularies/dynamic/index.js
 var require_dynamic = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -15465,9 +15465,9 @@ var require_dynamic = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
 var require_dependentRequired = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -15482,9 +15482,9 @@ var require_dependentRequired = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
 var require_dependentSchemas = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -15498,9 +15498,9 @@ var require_dependentSchemas = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js
+// node_modules/ajv/dist/vocabularies/validation/limitContains.js
 var require_limitContains = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var util_1 = require_util();
@@ -15518,9 +15518,9 @@ var require_limitContains = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/next.js
+// node_modules/ajv/dist/vocabularies/next.js
 var require_next = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/next.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/next.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var dependentRequired_1 = require_dependentRequired();
@@ -15531,9 +15531,9 @@ var require_next = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
 var require_unevaluatedProperties = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15597,9 +15597,9 @@ var require_unevaluatedProperties = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
 var require_unevaluatedItems = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15641,9 +15641,9 @@ var require_unevaluatedItems = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js
+// node_modules/ajv/dist/vocabularies/unevaluated/index.js
 var require_unevaluated = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var unevaluatedProperties_1 = require_unevaluatedProperties();
@@ -15653,9 +15653,9 @@ var require_unevaluated = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/format/format.js
+// node_modules/ajv/dist/vocabularies/format/format.js
 var require_format = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/format/format.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/format/format.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15743,9 +15743,9 @@ var require_format = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/format/index.js
+// node_modules/ajv/dist/vocabularies/format/index.js
 var require_format2 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/format/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/format/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var format_1 = require_format();
@@ -15754,9 +15754,9 @@ var require_format2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/metadata.js
+// node_modules/ajv/dist/vocabularies/metadata.js
 var require_metadata = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/metadata.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/metadata.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.contentVocabulary = exports2.metadataVocabulary = void 0;
@@ -15777,9 +15777,9 @@ var require_metadata = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/draft2020.js
+// node_modules/ajv/dist/vocabularies/draft2020.js
 var require_draft2020 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/draft2020.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -15805,9 +15805,9 @@ var require_draft2020 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/discriminator/types.js
+// node_modules/ajv/dist/vocabularies/discriminator/types.js
 var require_types = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DiscrError = void 0;
@@ -15819,9 +15819,9 @@ var require_types = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/discriminator/index.js
+// node_modules/ajv/dist/vocabularies/discriminator/index.js
 var require_discriminator = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -15924,9 +15924,9 @@ var require_discriminator = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
 var require_schema4 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/schema",
@@ -15984,9 +15984,9 @@ var require_schema4 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
 var require_applicator2 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/applicator",
@@ -16037,9 +16037,9 @@ var require_applicator2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
 var require_unevaluated2 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
@@ -16057,9 +16057,9 @@ var require_unevaluated2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
 var require_content = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/content",
@@ -16078,9 +16078,9 @@ var require_content = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
 var require_core3 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/core",
@@ -16134,9 +16134,9 @@ var require_core3 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
 var require_format_annotation = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
@@ -16153,9 +16153,9 @@ var require_format_annotation = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
 var require_meta_data = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
@@ -16194,9 +16194,9 @@ var require_meta_data = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
 var require_validation2 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports2, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/validation",
@@ -16289,9 +16289,9 @@ var require_validation2 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
 var require_json_schema_2020_12 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports2) {
+  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var metaSchema = require_schema4();
@@ -16324,9 +16324,9 @@ var require_json_schema_2020_12 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/2020.js
+// node_modules/ajv/dist/2020.js
 var require__ = __commonJS({
-  "../main/node_modules/ajv/dist/2020.js"(exports2, module) {
+  "node_modules/ajv/dist/2020.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv2020 = void 0;
@@ -16401,9 +16401,9 @@ var require__ = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv-formats/dist/formats.js
+// node_modules/ajv-formats/dist/formats.js
 var require_formats = __commonJS({
-  "../main/node_modules/ajv-formats/dist/formats.js"(exports2) {
+  "node_modules/ajv-formats/dist/formats.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.formatNames = exports2.fastFormats = exports2.fullFormats = void 0;
@@ -16604,9 +16604,9 @@ var require_formats = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/vocabularies/draft7.js
+// node_modules/ajv/dist/vocabularies/draft7.js
 var require_draft7 = __commonJS({
-  "../main/node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
+  "node_modules/ajv/dist/vocabularies/draft7.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -16626,9 +16626,9 @@ var require_draft7 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/refs/json-schema-draft-07.json
+// node_modules/ajv/dist/refs/json-schema-draft-07.json
 var require_json_schema_draft_07 = __commonJS({
-  "../main/node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
+  "node_modules/ajv/dist/refs/json-schema-draft-07.json"(exports2, module) {
     module.exports = {
       $schema: "http://json-schema.org/draft-07/schema#",
       $id: "http://json-schema.org/draft-07/schema#",
@@ -16783,9 +16783,9 @@ var require_json_schema_draft_07 = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv/dist/ajv.js
+// node_modules/ajv/dist/ajv.js
 var require_ajv = __commonJS({
-  "../main/node_modules/ajv/dist/ajv.js"(exports2, module) {
+  "node_modules/ajv/dist/ajv.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MissingRefError = exports2.ValidationError = exports2.CodeGen = exports2.Name = exports2.nil = exports2.stringify = exports2.str = exports2._ = exports2.KeywordCxt = exports2.Ajv = void 0;
@@ -16853,9 +16853,9 @@ var require_ajv = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv-formats/dist/limit.js
+// node_modules/ajv-formats/dist/limit.js
 var require_limit = __commonJS({
-  "../main/node_modules/ajv-formats/dist/limit.js"(exports2) {
+  "node_modules/ajv-formats/dist/limit.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.formatLimitDefinition = void 0;
@@ -16925,9 +16925,9 @@ var require_limit = __commonJS({
   }
 });
 
-// ../main/node_modules/ajv-formats/dist/index.js
+// node_modules/ajv-formats/dist/index.js
 var require_dist2 = __commonJS({
-  "../main/node_modules/ajv-formats/dist/index.js"(exports2, module) {
+  "node_modules/ajv-formats/dist/index.js"(exports2, module) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var formats_1 = require_formats();
@@ -21528,10 +21528,10 @@ var init_policy = __esm({
   }
 });
 
-// ../main/node_modules/diff/libesm/diff/base.js
+// node_modules/diff/libesm/diff/base.js
 var Diff;
 var init_base = __esm({
-  "../main/node_modules/diff/libesm/diff/base.js"() {
+  "node_modules/diff/libesm/diff/base.js"() {
     Diff = class {
       diff(oldStr, newStr, options = {}) {
         let callback;
@@ -21735,7 +21735,7 @@ var init_base = __esm({
   }
 });
 
-// ../main/node_modules/diff/libesm/util/string.js
+// node_modules/diff/libesm/util/string.js
 function hasOnlyWinLineEndings(string) {
   return string.includes("\r\n") && !string.startsWith("\n") && !string.match(/[^\r]\n/);
 }
@@ -21743,11 +21743,11 @@ function hasOnlyUnixLineEndings(string) {
   return !string.includes("\r\n") && string.includes("\n");
 }
 var init_string = __esm({
-  "../main/node_modules/diff/libesm/util/string.js"() {
+  "node_modules/diff/libesm/util/string.js"() {
   }
 });
 
-// ../main/node_modules/diff/libesm/diff/line.js
+// node_modules/diff/libesm/diff/line.js
 function diffLines(oldStr, newStr, options) {
   return lineDiff.diff(oldStr, newStr, options);
 }
@@ -21771,7 +21771,7 @@ function tokenize(value2, options) {
 }
 var LineDiff, lineDiff;
 var init_line = __esm({
-  "../main/node_modules/diff/libesm/diff/line.js"() {
+  "node_modules/diff/libesm/diff/line.js"() {
     init_base();
     LineDiff = class extends Diff {
       constructor() {
@@ -21801,7 +21801,7 @@ var init_line = __esm({
   }
 });
 
-// ../main/node_modules/diff/libesm/patch/line-endings.js
+// node_modules/diff/libesm/patch/line-endings.js
 function unixToWin(patch) {
   if (Array.isArray(patch)) {
     return patch.map((p) => unixToWin(p));
@@ -21833,11 +21833,11 @@ function isWin(patch) {
   })));
 }
 var init_line_endings = __esm({
-  "../main/node_modules/diff/libesm/patch/line-endings.js"() {
+  "node_modules/diff/libesm/patch/line-endings.js"() {
   }
 });
 
-// ../main/node_modules/diff/libesm/patch/parse.js
+// node_modules/diff/libesm/patch/parse.js
 function parsePatch(uniDiff) {
   const diffstr = uniDiff.split(/\n/), list = [];
   let i = 0;
@@ -22173,11 +22173,11 @@ function parsePatch(uniDiff) {
   return list;
 }
 var init_parse = __esm({
-  "../main/node_modules/diff/libesm/patch/parse.js"() {
+  "node_modules/diff/libesm/patch/parse.js"() {
   }
 });
 
-// ../main/node_modules/diff/libesm/util/distance-iterator.js
+// node_modules/diff/libesm/util/distance-iterator.js
 function distance_iterator_default(start, minLine, maxLine) {
   let wantForward = true, backwardExhausted = false, forwardExhausted = false, localOffset = 1;
   return function iterator() {
@@ -22206,11 +22206,11 @@ function distance_iterator_default(start, minLine, maxLine) {
   };
 }
 var init_distance_iterator = __esm({
-  "../main/node_modules/diff/libesm/util/distance-iterator.js"() {
+  "node_modules/diff/libesm/util/distance-iterator.js"() {
   }
 });
 
-// ../main/node_modules/diff/libesm/patch/apply.js
+// node_modules/diff/libesm/patch/apply.js
 function applyPatch(source, patch, options = {}) {
   let patches;
   if (typeof patch === "string") {
@@ -22359,7 +22359,7 @@ function applyStructuredPatch(source, patch, options = {}) {
   return resultLines.join("\n");
 }
 var init_apply = __esm({
-  "../main/node_modules/diff/libesm/patch/apply.js"() {
+  "node_modules/diff/libesm/patch/apply.js"() {
     init_string();
     init_line_endings();
     init_parse();
@@ -22367,7 +22367,7 @@ var init_apply = __esm({
   }
 });
 
-// ../main/node_modules/diff/libesm/patch/create.js
+// node_modules/diff/libesm/patch/create.js
 function needsQuoting(s) {
   for (let i = 0; i < s.length; i++) {
     if (s[i] < " " || s[i] > "~" || s[i] === '"' || s[i] === "\\") {
@@ -22622,7 +22622,7 @@ function splitLines(text3) {
 }
 var INCLUDE_HEADERS;
 var init_create = __esm({
-  "../main/node_modules/diff/libesm/patch/create.js"() {
+  "node_modules/diff/libesm/patch/create.js"() {
     init_line();
     INCLUDE_HEADERS = {
       includeIndex: true,
@@ -22632,9 +22632,9 @@ var init_create = __esm({
   }
 });
 
-// ../main/node_modules/diff/libesm/index.js
+// node_modules/diff/libesm/index.js
 var init_libesm = __esm({
-  "../main/node_modules/diff/libesm/index.js"() {
+  "node_modules/diff/libesm/index.js"() {
     init_apply();
     init_create();
   }
@@ -24128,7 +24128,7 @@ var init_compute_plan = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/errors.js
+// node_modules/@marcbachmann/cel-js/lib/errors.js
 function normalizeArgs(name, defaultCode, message, node, cause) {
   if (typeof message === "string") return { name, code: defaultCode, message, node, cause };
   const opts = message;
@@ -24193,7 +24193,7 @@ function attachErrorAst(error, node) {
 }
 var CelError, ParseError, EvaluationError, TypeError2;
 var init_errors3 = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/errors.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/errors.js"() {
     CelError = class extends Error {
       #node;
       #code;
@@ -24247,7 +24247,7 @@ var init_errors3 = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/optional.js
+// node_modules/@marcbachmann/cel-js/lib/optional.js
 function toggleOptionalTypes(registry, enable) {
   const optionalConstant = enable ? optionalNamespace : void 0;
   registry.deleteVariable("optional");
@@ -24350,7 +24350,7 @@ function register(registry) {
 }
 var Optional, OPTIONAL_NONE, OptionalNamespace, optionalNamespace;
 var init_optional = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/optional.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/optional.js"() {
     init_errors3();
     Optional = class _Optional {
       #value;
@@ -24398,14 +24398,14 @@ var init_optional = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/globals.js
+// node_modules/@marcbachmann/cel-js/lib/globals.js
 function isAsync(fn, fallback) {
   if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;
   return typeof fallback === "boolean" ? fallback : true;
 }
 var hasOwn, objKeys, objFreeze, objEntries, isArray, arrayFrom, MIN_UINT, MAX_UINT, MAX_INT, MIN_INT, RESERVED;
 var init_globals = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/globals.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/globals.js"() {
     hasOwn = Object.hasOwn;
     objKeys = Object.keys;
     objFreeze = Object.freeze;
@@ -24440,7 +24440,7 @@ var init_globals = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/functions.js
+// node_modules/@marcbachmann/cel-js/lib/functions.js
 function registerFunctions(registry) {
   const sync = { async: false };
   const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
@@ -24787,7 +24787,7 @@ function stringSize(str2) {
 }
 var UnsignedInt, billion, billionBigInt, UNIT_NANOSECONDS, Duration;
 var init_functions = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/functions.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/functions.js"() {
     init_errors3();
     init_registry2();
     init_optional();
@@ -24902,7 +24902,7 @@ var init_functions = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/registry.js
+// node_modules/@marcbachmann/cel-js/lib/registry.js
 function wrapMacroExpander(name, handler) {
   const p = `Macro '${name}' must`;
   return function macroExpander(opts) {
@@ -25014,7 +25014,7 @@ function protobufjsTypeToCelType(protoType, resolvedType) {
 }
 var Type, TYPES, optionalType, valueTypeMatchers, TypeDeclaration, macroEvaluateErr, macroTypeCheckErr, VariableDeclaration, FunctionDeclaration, OperatorDeclaration, dynType, astType, listType, mapType, celTypes, Candidates, objTypesDecls, objTypes, objTypesCtor, invalidVar, invalidType, fallbackDynEqualityMatchers, Registry, isRelational, RootContext, OverlayContext;
 var init_registry2 = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/registry.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/registry.js"() {
     init_errors3();
     init_functions();
     init_optional();
@@ -26168,7 +26168,7 @@ var init_registry2 = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/operators.js
+// node_modules/@marcbachmann/cel-js/lib/operators.js
 function unsupportedType(self, type) {
   throw self.createError("unsupported_type", `Unsupported type: ${type}`);
 }
@@ -26528,7 +26528,7 @@ function fieldAccess(left, right, ast, ev) {
 }
 var dynType2, Base, maybeAsyncArray, HOMOGENEOUS_PREFIX, empty, emptyList, emptyMap, OPERATORS, binaryOperators;
 var init_operators = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/operators.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/operators.js"() {
     init_registry2();
     init_globals();
     init_errors3();
@@ -26874,7 +26874,7 @@ var init_operators = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/macros.js
+// node_modules/@marcbachmann/cel-js/lib/macros.js
 function assertIdentifier(node, message) {
   if (node.op === "id") return node.args;
   throw parseError("invalid_macro_argument", message, node);
@@ -27079,14 +27079,14 @@ function registerMacros(registry) {
 }
 var identity;
 var init_macros = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/macros.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/macros.js"() {
     init_errors3();
     init_operators();
     identity = (x) => x;
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/overloads.js
+// node_modules/@marcbachmann/cel-js/lib/overloads.js
 function registerOverloads(registry) {
   const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);
   const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);
@@ -27272,17 +27272,17 @@ function isEqual(a, b, ast, ev) {
   throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);
 }
 var init_overloads = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/overloads.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/overloads.js"() {
     init_functions();
     init_errors3();
     init_globals();
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/type-checker.js
+// node_modules/@marcbachmann/cel-js/lib/type-checker.js
 var toDynTypeBinding, TypeChecker;
 var init_type_checker = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/type-checker.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/type-checker.js"() {
     init_errors3();
     init_operators();
     toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");
@@ -27347,10 +27347,10 @@ var init_type_checker = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/parser.js
+// node_modules/@marcbachmann/cel-js/lib/parser.js
 var TOKEN, OP_FOR_TOKEN, TOKEN_BY_NUMBER, HEX_CODES, ESCAPE_ERRORS, STRING_ESCAPES, ASTNode, Lexer, globalLexer, Parser;
 var init_parser = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/parser.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/parser.js"() {
     init_functions();
     init_errors3();
     init_operators();
@@ -28206,7 +28206,7 @@ var init_parser = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/options.js
+// node_modules/@marcbachmann/cel-js/lib/options.js
 function createLimits(overrides, base = DEFAULT_LIMITS) {
   const keys = overrides ? objKeys(overrides) : void 0;
   if (!keys?.length) return base;
@@ -28235,7 +28235,7 @@ function createOptions(opts, base = DEFAULT_OPTIONS) {
 }
 var DEFAULT_LIMITS, LIMIT_KEYS, DEFAULT_OPTIONS;
 var init_options = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/options.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/options.js"() {
     init_globals();
     DEFAULT_LIMITS = objFreeze({
       maxAstNodes: 1e5,
@@ -28254,13 +28254,13 @@ var init_options = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/evaluator.js
+// node_modules/@marcbachmann/cel-js/lib/evaluator.js
 function parse(expression) {
   return globalEnvironment.parse(expression);
 }
 var globalRegistry, Environment, Evaluator, globalEnvironment;
 var init_evaluator = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/evaluator.js"() {
     init_registry2();
     init_errors3();
     init_functions();
@@ -28409,17 +28409,17 @@ var init_evaluator = __esm({
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/serialize.js
+// node_modules/@marcbachmann/cel-js/lib/serialize.js
 var init_serialize = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/serialize.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/serialize.js"() {
     init_functions();
     init_optional();
   }
 });
 
-// ../main/node_modules/@marcbachmann/cel-js/lib/index.js
+// node_modules/@marcbachmann/cel-js/lib/index.js
 var init_lib = __esm({
-  "../main/node_modules/@marcbachmann/cel-js/lib/index.js"() {
+  "node_modules/@marcbachmann/cel-js/lib/index.js"() {
     init_errors3();
     init_evaluator();
     init_serialize();
@@ -31084,7 +31084,7 @@ var init_run_policy_checks = __esm({
     "use strict";
     init_evaluate();
     WORKER = new URL("./policy-worker.js", new URL("../src/app/run-policy-checks.ts", import.meta.url).href);
-    BUNDLED_WORKER = true ? '"use strict";\n\n// src/app/policy-worker.ts\nvar import_node_worker_threads = require("node:worker_threads");\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/errors.js\nvar CelError = class extends Error {\n  #node;\n  #code;\n  #range;\n  #summary;\n  constructor({ name, code, message, node, cause, range }) {\n    super(message, cause ? { cause } : void 0);\n    this.name = name;\n    this.#code = code;\n    this.#summary = message;\n    this.#node = node;\n    this.#range = range && normalizeRange(range) || normalizeRange(node);\n    if (!node?.input) return;\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n  }\n  get node() {\n    return this.#node;\n  }\n  get code() {\n    return this.#code;\n  }\n  get range() {\n    return this.#range;\n  }\n  get summary() {\n    return this.#summary;\n  }\n  withAst(node) {\n    if (this.#node || !node?.input) return this;\n    this.#node = node;\n    this.#range ??= normalizeRange(node);\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n    return this;\n  }\n};\nfunction normalizeArgs(name, defaultCode, message, node, cause) {\n  if (typeof message === "string") return { name, code: defaultCode, message, node, cause };\n  const opts = message;\n  if (typeof opts !== "object") throw new Error("First param to error must be a string or object");\n  return {\n    name,\n    code: opts.code || defaultCode,\n    message: opts.message,\n    node: opts.node,\n    cause: opts.cause,\n    range: opts.range\n  };\n}\nvar ParseError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("ParseError", "parse_error", message, node, cause));\n  }\n};\nvar EvaluationError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("EvaluationError", "evaluation_error", message, node, cause));\n  }\n};\nvar TypeError2 = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("TypeError", "type_error", message, node, cause));\n  }\n};\nfunction parseError(code, message, node) {\n  if (typeof code === "object") return new ParseError(code);\n  return new ParseError({ code, message, node });\n}\nfunction evaluationError(code, message, node) {\n  if (typeof code === "object") return new EvaluationError(code);\n  return new EvaluationError({ code, message, node });\n}\nfunction typeError(code, message, node) {\n  if (typeof code === "object") return new TypeError2(code);\n  return new TypeError2({ code, message, node });\n}\nfunction normalizeRange(node) {\n  const start = node?.pos ?? node?.start;\n  if (typeof start !== "number") return;\n  const end = typeof node.end === "number" ? node.end : start;\n  return { start, end };\n}\nfunction formatErrorWithHighlight(message, node, range) {\n  const pos = node.pos ?? range?.start;\n  if (typeof pos !== "number") return message;\n  const input = node.input;\n  let lineNum = 1;\n  let currentPos = 0;\n  let columnNum = 0;\n  while (currentPos < pos) {\n    if (input[currentPos] === "\\n") {\n      lineNum++;\n      columnNum = 0;\n    } else {\n      columnNum++;\n    }\n    currentPos++;\n  }\n  let contextStart = pos;\n  let contextEnd = pos;\n  while (contextStart > 0 && input[contextStart - 1] !== "\\n") contextStart--;\n  while (contextEnd < input.length && input[contextEnd] !== "\\n") contextEnd++;\n  const line = input.slice(contextStart, contextEnd);\n  const highlight = `> ${`${lineNum}`.padStart(4, " ")} | ${line}\n${" ".repeat(9 + columnNum)}^`;\n  return `${message}\n\n${highlight}`;\n}\nfunction attachErrorAst(error, node) {\n  if (error instanceof CelError) return error.withAst(node);\n  return error;\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/optional.js\nvar Optional = class _Optional {\n  #value;\n  constructor(value) {\n    this.#value = value;\n  }\n  static of(value) {\n    if (value === void 0) return OPTIONAL_NONE;\n    return new _Optional(value);\n  }\n  static none() {\n    return OPTIONAL_NONE;\n  }\n  hasValue() {\n    return this.#value !== void 0;\n  }\n  value() {\n    if (this.#value === void 0) {\n      throw evaluationError("optional_value_missing", "Optional value is not present");\n    }\n    return this.#value;\n  }\n  or(optional) {\n    if (this.#value !== void 0) return this;\n    if (optional instanceof _Optional) return optional;\n    throw evaluationError(\n      "invalid_optional_argument",\n      "Optional.or must be called with an Optional argument"\n    );\n  }\n  orValue(defaultValue) {\n    return this.#value === void 0 ? defaultValue : this.#value;\n  }\n  get [Symbol.toStringTag]() {\n    return "optional";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return this.#value === void 0 ? `Optional { none }` : `Optional { value: ${JSON.stringify(this.#value)} }`;\n  }\n};\nvar OPTIONAL_NONE = Object.freeze(new Optional());\nvar OptionalNamespace = class {\n};\nvar optionalNamespace = new OptionalNamespace();\nfunction toggleOptionalTypes(registry, enable) {\n  const optionalConstant = enable ? optionalNamespace : void 0;\n  registry.deleteVariable("optional");\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n}\nfunction register(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;\n  registry.registerType("OptionalNamespace", OptionalNamespace);\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n  functionOverload("optional.hasValue(): bool", (v) => v.hasValue());\n  functionOverload("optional<A>.value(): A", (v) => v.value());\n  registry.registerFunctionOverload("OptionalNamespace.none(): optional<T>", () => Optional.none());\n  functionOverload("OptionalNamespace.of(A): optional<A>", (_, value) => Optional.of(value));\n  function ensureOptional(value, ast, description) {\n    if (value instanceof Optional) return value;\n    throw evaluationError("optional_expected", `${description} must be optional`, ast);\n  }\n  function evaluateOptional(ev, macro, ctx) {\n    const v = ev.run(macro.receiver, ctx);\n    if (v instanceof Promise) return v.then((_v) => handleOptionalResolved(_v, ev, macro, ctx));\n    return handleOptionalResolved(v, ev, macro, ctx);\n  }\n  function handleOptionalResolved(value, ev, macro, ctx) {\n    const optional = ensureOptional(value, macro.receiver, `${macro.functionDesc} receiver`);\n    if (optional.hasValue()) return macro.onHasValue(optional);\n    return macro.onEmpty(ev, macro, ctx);\n  }\n  function ensureOptionalType(checker, node, ctx, description) {\n    const type = checker.check(node, ctx);\n    if (type.kind === "optional") return type;\n    if (type.kind === "dyn") return checker.getType("optional");\n    throw checker.createError("optional_expected", `${description} must be optional, got \'${type}\'`, node);\n  }\n  function createOptionalMacro({ functionDesc, evaluate: evaluate2, typeCheck, onHasValue, onEmpty }) {\n    return ({ ast, args, receiver }) => ({\n      ast,\n      functionDesc,\n      receiver,\n      arg: args[0],\n      evaluate: evaluate2,\n      typeCheck,\n      onHasValue,\n      onEmpty\n    });\n  }\n  const invalidOrValueReceiver = "optional.orValue() receiver";\n  const invalidOrReceiver = "optional.or(optional) receiver";\n  const invalidOrArg = "optional.or(optional) argument";\n  registry.registerFunctionOverload(\n    "optional.or(ast): optional<dyn>",\n    createOptionalMacro({\n      functionDesc: "optional.or(optional)",\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrReceiver);\n        const r = ensureOptionalType(check2, macro.arg, ctx, invalidOrArg);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      },\n      onHasValue: (optional) => optional,\n      onEmpty(ev, macro, ctx) {\n        const ast = macro.arg;\n        const v = ev.run(ast, ctx);\n        if (v instanceof Promise) return v.then((_v) => ensureOptional(_v, ast, invalidOrArg));\n        return ensureOptional(v, ast, invalidOrArg);\n      }\n    })\n  );\n  registry.registerFunctionOverload(\n    "optional.orValue(ast): dyn",\n    createOptionalMacro({\n      functionDesc: "optional.orValue(value)",\n      onHasValue: (optionalValue) => optionalValue.value(),\n      onEmpty(ev, macro, ctx) {\n        return ev.run(macro.arg, ctx);\n      },\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrValueReceiver).valueType;\n        const r = check2.check(macro.arg, ctx);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      }\n    })\n  );\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/globals.js\nvar hasOwn = Object.hasOwn;\nvar objKeys = Object.keys;\nvar objFreeze = Object.freeze;\nvar objEntries = Object.entries;\nvar isArray = Array.isArray;\nvar arrayFrom = Array.from;\nvar MIN_UINT = 0n;\nvar MAX_UINT = 18446744073709551615n;\nvar MAX_INT = 9223372036854775807n;\nvar MIN_INT = -9223372036854775808n;\nfunction isAsync(fn, fallback) {\n  if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;\n  return typeof fallback === "boolean" ? fallback : true;\n}\nvar RESERVED = /* @__PURE__ */ new Set([\n  "as",\n  "break",\n  "const",\n  "continue",\n  "else",\n  "for",\n  "function",\n  "if",\n  "import",\n  "let",\n  "loop",\n  "package",\n  "namespace",\n  "return",\n  "var",\n  "void",\n  "while",\n  "__proto__",\n  "prototype"\n]);\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/functions.js\nvar UnsignedInt = class {\n  #value;\n  constructor(value) {\n    this.verify(typeof value === "bigint" ? value : BigInt(value));\n  }\n  get value() {\n    return this.#value;\n  }\n  valueOf() {\n    return this.#value;\n  }\n  toString() {\n    return `${this.#value}`;\n  }\n  verify(v) {\n    if (v < MIN_UINT || v > MAX_UINT) {\n      throw evaluationError("numeric_overflow", "Unsigned integer overflow");\n    }\n    this.#value = v;\n  }\n  get [Symbol.toStringTag]() {\n    return `value = ${this.#value}`;\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `UnsignedInteger { value: ${this.#value} }`;\n  }\n};\nvar billion = 1e9;\nvar billionBigInt = 1000000000n;\nvar UNIT_NANOSECONDS = {\n  h: 3600000000000n,\n  m: 60000000000n,\n  s: billionBigInt,\n  ms: 1000000n,\n  us: 1000n,\n  \\u00B5s: 1000n,\n  ns: 1n\n};\nvar Duration = class _Duration {\n  #seconds;\n  #nanos;\n  constructor(seconds, nanos = 0) {\n    this.#seconds = BigInt(seconds);\n    this.#nanos = nanos;\n  }\n  get seconds() {\n    return this.#seconds;\n  }\n  get nanos() {\n    return this.#nanos;\n  }\n  valueOf() {\n    return Number(this.#seconds) * 1e3 + this.#nanos / 1e6;\n  }\n  static fromMilliseconds(ms) {\n    const totalNanos = BigInt(Math.trunc(ms * 1e6));\n    const seconds = totalNanos / billionBigInt;\n    const nanos = Number(totalNanos % billionBigInt);\n    return new _Duration(seconds, nanos);\n  }\n  addDuration(other) {\n    const nanos = this.#nanos + other.nanos;\n    return new _Duration(\n      this.#seconds + other.seconds + BigInt(Math.floor(nanos / billion)),\n      nanos % billion\n    );\n  }\n  subtractDuration(other) {\n    const nanos = this.#nanos - other.nanos;\n    return new _Duration(\n      this.#seconds - other.seconds + BigInt(Math.floor(nanos / billion)),\n      (nanos + billion) % billion\n    );\n  }\n  extendTimestamp(ts) {\n    return new Date(\n      ts.getTime() + Number(this.#seconds) * 1e3 + Math.floor(this.#nanos / 1e6)\n    );\n  }\n  subtractTimestamp(ts) {\n    return new Date(\n      ts.getTime() - Number(this.#seconds) * 1e3 - Math.floor(this.#nanos / 1e6)\n    );\n  }\n  toString() {\n    const nanos = this.#nanos ? (this.#nanos / billion).toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 }).slice(1) : "";\n    return `${this.#seconds}${nanos}s`;\n  }\n  getHours() {\n    return this.#seconds / 3600n;\n  }\n  getMinutes() {\n    return this.#seconds / 60n;\n  }\n  getSeconds() {\n    return this.#seconds;\n  }\n  getMilliseconds() {\n    return this.#seconds * 1000n + BigInt(Math.floor(this.#nanos / 1e6));\n  }\n  get [Symbol.toStringTag]() {\n    return "google.protobuf.Duration";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `google.protobuf.Duration { seconds: ${this.#seconds}, nanos: ${this.#nanos} }`;\n  }\n};\nfunction registerFunctions(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const identity2 = (v) => v;\n  functionOverload("dyn(dyn): dyn", identity2);\n  for (const _t in TYPES) {\n    const type = TYPES[_t];\n    if (!(type instanceof Type)) continue;\n    functionOverload(`type(${type.name}): type`, () => type);\n  }\n  functionOverload("bool(bool): bool", identity2);\n  functionOverload("bool(string): bool", (v) => {\n    switch (v) {\n      case "1":\n      case "t":\n      case "true":\n      case "TRUE":\n      case "True":\n        return true;\n      case "0":\n      case "f":\n      case "false":\n      case "FALSE":\n      case "False":\n        return false;\n      default:\n        throw evaluationError(\n          "bool_conversion_error",\n          `bool() conversion error: invalid string value "${v}"`\n        );\n    }\n  });\n  functionOverload("size(string): int", (v) => BigInt(stringSize(v)));\n  functionOverload("size(bytes): int", (v) => BigInt(v.length));\n  functionOverload("size(list): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("size(map): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("string.size(): int", (v) => BigInt(stringSize(v)));\n  functionOverload("bytes.size(): int", (v) => BigInt(v.length));\n  functionOverload("list.size(): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("map.size(): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("bytes(string): bytes", (v) => ByteOpts.fromString(v));\n  functionOverload("bytes(bytes): bytes", identity2);\n  functionOverload("double(double): double", identity2);\n  functionOverload("double(int): double", (v) => Number(v));\n  functionOverload("double(uint): double", (v) => Number(v));\n  functionOverload("double(string): double", (v) => {\n    if (!v || v !== v.trim())\n      throw evaluationError(\n        "double_conversion_error",\n        "double() type error: cannot convert to double"\n      );\n    const s = v.toLowerCase();\n    switch (s) {\n      case "inf":\n      case "+inf":\n      case "infinity":\n      case "+infinity":\n        return Number.POSITIVE_INFINITY;\n      case "-inf":\n      case "-infinity":\n        return Number.NEGATIVE_INFINITY;\n      case "nan":\n        return Number.NaN;\n      default: {\n        const parsed = Number(v);\n        if (!Number.isNaN(parsed)) return parsed;\n        throw evaluationError(\n          "double_conversion_error",\n          "double() type error: cannot convert to double"\n        );\n      }\n    }\n  });\n  functionOverload("int(int): int", identity2);\n  functionOverload("int(double): int", (v) => {\n    if (Number.isFinite(v)) return BigInt(Math.trunc(v));\n    throw evaluationError("numeric_overflow", "int() type error: integer overflow");\n  });\n  functionOverload("int(string): int", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n    }\n    try {\n      const num = BigInt(v);\n      if (num <= MAX_INT && num >= MIN_INT) return num;\n    } catch (_e) {\n    }\n    throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n  });\n  functionOverload("uint(uint): uint", identity2);\n  functionOverload("uint(int): uint", (v) => {\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("uint(double): uint", (v) => {\n    try {\n      return new UnsignedInt(Math.trunc(v));\n    } catch (e) {\n      throw evaluationError("numeric_overflow", "uint() type error: unsigned integer overflow");\n    }\n  });\n  functionOverload("uint(string): uint", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("string(string): string", identity2);\n  functionOverload("string(bool): string", (v) => `${v}`);\n  functionOverload("string(int): string", (v) => `${v}`);\n  functionOverload("string(uint): string", (v) => `${v}`);\n  functionOverload("string(bytes): string", (v) => ByteOpts.toUtf8(v));\n  functionOverload("string(double): string", (v) => {\n    if (v === Infinity) return "+Inf";\n    if (v === -Infinity) return "-Inf";\n    return `${v}`;\n  });\n  functionOverload("string.startsWith(string): bool", (a, b) => a.startsWith(b));\n  functionOverload("string.endsWith(string): bool", (a, b) => a.endsWith(b));\n  functionOverload("string.contains(string): bool", (a, b) => a.includes(b));\n  functionOverload("string.lowerAscii(): string", (a) => a.toLowerCase());\n  functionOverload("string.upperAscii(): string", (a) => a.toUpperCase());\n  functionOverload("string.trim(): string", (a) => a.trim());\n  functionOverload(\n    "string.indexOf(string): int",\n    (string, search) => BigInt(string.indexOf(search))\n  );\n  functionOverload("string.indexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.indexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.indexOf(search, fromIndex));\n  });\n  functionOverload(\n    "string.lastIndexOf(string): int",\n    (string, search) => BigInt(string.lastIndexOf(search))\n  );\n  functionOverload("string.lastIndexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.lastIndexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.lastIndexOf(search, fromIndex));\n  });\n  functionOverload("string.substring(int): string", (string, start) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    return string.substring(start);\n  });\n  functionOverload("string.substring(int, int): string", (string, start, end) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    end = Number(end);\n    if (end < start || end > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): end index out of range"\n      );\n    }\n    return string.substring(start, end);\n  });\n  functionOverload("string.matches(string): bool", (a, b) => {\n    try {\n      return new RegExp(b).test(a);\n    } catch (_err) {\n      throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);\n    }\n  });\n  functionOverload("string.split(string): list<string>", (s, sep) => s.split(sep));\n  functionOverload("string.split(string, int): list<string>", (s, sep, l) => {\n    l = Number(l);\n    if (l === 0) return [];\n    const parts = s.split(sep);\n    if (l < 0 || parts.length <= l) return parts;\n    const limited = parts.slice(0, l - 1);\n    limited.push(parts.slice(l - 1).join(sep));\n    return limited;\n  });\n  functionOverload("list<string>.join(): string", (v) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(): list must contain only strings"\n        );\n      }\n    }\n    return v.join("");\n  });\n  functionOverload("list<string>.join(string): string", (v, sep) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(separator): list must contain only strings"\n        );\n      }\n    }\n    return v.join(sep);\n  });\n  const textEncoder = new TextEncoder("utf8");\n  const textDecoder = new TextDecoder("utf8");\n  const ByteOpts = typeof Buffer !== "undefined" ? {\n    byteLength: (v) => Buffer.byteLength(v),\n    fromString: (str) => Buffer.from(str, "utf8"),\n    toHex: (b) => Buffer.prototype.hexSlice.call(b, 0, b.length),\n    toBase64: (b) => Buffer.prototype.base64Slice.call(b, 0, b.length),\n    toUtf8: (b) => Buffer.prototype.utf8Slice.call(b, 0, b.length),\n    jsonParse: (b) => JSON.parse(b)\n  } : {\n    textEncoder: new TextEncoder("utf8"),\n    byteLength: (v) => textEncoder.encode(v).length,\n    fromString: (str) => textEncoder.encode(str),\n    toHex: Uint8Array.prototype.toHex ? (b) => b.toHex() : (b) => arrayFrom(b, (i) => i.toString(16).padStart(2, "0")).join(""),\n    toBase64: Uint8Array.prototype.toBase64 ? (b) => b.toBase64() : (b) => btoa(arrayFrom(b, (i) => String.fromCodePoint(i)).join("")),\n    toUtf8: (b) => textDecoder.decode(b),\n    jsonParse: (b) => JSON.parse(textEncoder.decode(b))\n  };\n  functionOverload("bytes.json(): map", ByteOpts.jsonParse);\n  functionOverload("bytes.hex(): string", ByteOpts.toHex);\n  functionOverload("bytes.string(): string", ByteOpts.toUtf8);\n  functionOverload("bytes.base64(): string", ByteOpts.toBase64);\n  functionOverload("bytes.at(int): int", (b, index) => {\n    if (index < 0 || index >= b.length) {\n      throw evaluationError("index_out_of_range", "Bytes index out of range");\n    }\n    return BigInt(b[index]);\n  });\n  const TS = "google.protobuf.Timestamp";\n  const GPD = "google.protobuf.Duration";\n  const TimestampType = registry.registerType(TS, Date).typeType;\n  const DurationType = registry.registerType(GPD, Duration).typeType;\n  registry.registerConstant("google", "map<string, map<string, type>>", {\n    protobuf: { Duration: DurationType, Timestamp: TimestampType }\n  });\n  function tzDate(d, timeZone) {\n    return new Date(d.toLocaleString("en-US", { timeZone }));\n  }\n  function getDayOfYear(d, tz) {\n    const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());\n    const start = new Date(workingDate.getFullYear(), 0, 0);\n    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);\n  }\n  functionOverload(`timestamp(string): ${TS}`, (v) => {\n    if (v.length < 20 || v.length > 30) {\n      throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n    }\n    const d = new Date(v);\n    if (d <= 253402300799999 && d >= -621355968e5) return d;\n    throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n  });\n  functionOverload(`timestamp(int): ${TS}`, (i) => {\n    i = Number(i) * 1e3;\n    if (i <= 253402300799999 && i >= -621355968e5) return new Date(i);\n    throw evaluationError(\n      "invalid_timestamp",\n      "timestamp() requires a valid integer unix timestamp"\n    );\n  });\n  functionOverload(`${TS}.getDate(): int`, (d) => BigInt(d.getUTCDate()));\n  functionOverload(`${TS}.getDate(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDate()));\n  functionOverload(`${TS}.getDayOfMonth(): int`, (d) => BigInt(d.getUTCDate() - 1));\n  functionOverload(\n    `${TS}.getDayOfMonth(string): int`,\n    (d, tz) => BigInt(tzDate(d, tz).getDate() - 1)\n  );\n  functionOverload(`${TS}.getDayOfWeek(): int`, (d) => BigInt(d.getUTCDay()));\n  functionOverload(`${TS}.getDayOfWeek(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDay()));\n  functionOverload(`${TS}.getDayOfYear(): int`, getDayOfYear);\n  functionOverload(`${TS}.getDayOfYear(string): int`, getDayOfYear);\n  functionOverload(`${TS}.getFullYear(): int`, (d) => BigInt(d.getUTCFullYear()));\n  functionOverload(`${TS}.getFullYear(string): int`, (d, tz) => BigInt(tzDate(d, tz).getFullYear()));\n  functionOverload(`${TS}.getHours(): int`, (d) => BigInt(d.getUTCHours()));\n  functionOverload(`${TS}.getHours(string): int`, (d, tz) => BigInt(tzDate(d, tz).getHours()));\n  functionOverload(`${TS}.getMilliseconds(): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMilliseconds(string): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMinutes(): int`, (d) => BigInt(d.getUTCMinutes()));\n  functionOverload(`${TS}.getMinutes(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMinutes()));\n  functionOverload(`${TS}.getMonth(): int`, (d) => BigInt(d.getUTCMonth()));\n  functionOverload(`${TS}.getMonth(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMonth()));\n  functionOverload(`${TS}.getSeconds(): int`, (d) => BigInt(d.getUTCSeconds()));\n  functionOverload(`${TS}.getSeconds(string): int`, (d, tz) => BigInt(tzDate(d, tz).getSeconds()));\n  const parseDurationPattern = /(\\d*\\.?\\d*)(ns|us|\xB5s|ms|s|m|h)/;\n  function parseDuration(string) {\n    if (!string) throw evaluationError("invalid_duration", `Invalid duration string: \'\'`);\n    const isNegative = string[0] === "-";\n    if (string[0] === "-" || string[0] === "+") string = string.slice(1);\n    let nanoseconds = BigInt(0);\n    while (true) {\n      const match = parseDurationPattern.exec(string);\n      if (!match) throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      if (match.index !== 0)\n        throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      string = string.slice(match[0].length);\n      const unitNanos = UNIT_NANOSECONDS[match[2]];\n      const [intPart = "0", fracPart = ""] = match[1].split(".");\n      const intVal = BigInt(intPart) * unitNanos;\n      const fracNanos = fracPart ? BigInt(fracPart.slice(0, 13).padEnd(13, "0")) * unitNanos / 10000000000000n : 0n;\n      nanoseconds += intVal + fracNanos;\n      if (string === "") break;\n    }\n    const seconds = nanoseconds >= billionBigInt ? nanoseconds / billionBigInt : 0n;\n    const nanos = Number(nanoseconds % billionBigInt);\n    if (isNegative) return new Duration(-seconds, -nanos);\n    return new Duration(seconds, nanos);\n  }\n  functionOverload(`duration(string): google.protobuf.Duration`, (s) => parseDuration(s));\n  functionOverload(`google.protobuf.Duration.getHours(): int`, (d) => d.getHours());\n  functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());\n  functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());\n  functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());\n  register(registry);\n}\nfunction stringSize(str) {\n  let count = 0;\n  for (const c of str) count++;\n  return count;\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/registry.js\nvar Type = class {\n  #name;\n  constructor(name) {\n    this.#name = name;\n    objFreeze(this);\n  }\n  get name() {\n    return this.#name;\n  }\n  get [Symbol.toStringTag]() {\n    return `Type<${this.#name}>`;\n  }\n  toString() {\n    return `Type<${this.#name}>`;\n  }\n};\nvar TYPES = {\n  string: new Type("string"),\n  bool: new Type("bool"),\n  int: new Type("int"),\n  uint: new Type("uint"),\n  double: new Type("double"),\n  map: new Type("map"),\n  list: new Type("list"),\n  bytes: new Type("bytes"),\n  null_type: new Type("null"),\n  type: new Type("type")\n};\nvar optionalType = new Type("optional");\nvar valueTypeMatchers = {\n  dyn(v, ev) {\n    switch (typeof v) {\n      case "string":\n      case "bigint":\n      case "number":\n      case "boolean":\n        return true;\n      case "object":\n        switch (v ? v.constructor : v) {\n          case null:\n          case void 0:\n          case Object:\n          case Map:\n          case Array:\n          case Set:\n            return true;\n          default:\n            if (ev.objectTypesByConstructor.get(v.constructor)) return true;\n        }\n    }\n    return !!ev.debugType(v);\n  },\n  string(v) {\n    return typeof v === "string";\n  },\n  int(v) {\n    return typeof v === "bigint";\n  },\n  double(v) {\n    return typeof v === "number";\n  },\n  bool(v) {\n    return typeof v === "boolean";\n  },\n  null(v) {\n    return v === null;\n  },\n  bytes(v) {\n    return v instanceof Uint8Array;\n  },\n  uint(v) {\n    return v instanceof UnsignedInt;\n  },\n  type(v) {\n    return v instanceof Type;\n  },\n  list(v) {\n    switch (v?.constructor) {\n      case Array:\n      case Set:\n        return true;\n      default:\n        return false;\n    }\n  },\n  map(v) {\n    switch (typeof v === "object" && v ? v.constructor : null) {\n      case void 0:\n      case Object:\n      case Map:\n        return true;\n      default:\n        return false;\n    }\n  },\n  optional(v) {\n    return v instanceof Optional;\n  },\n  message(v, ev) {\n    return this === ev.debugType(v);\n  }\n};\nvalueTypeMatchers.param = valueTypeMatchers.dyn;\nvar TypeDeclaration = class {\n  #matchesCache = /* @__PURE__ */ new WeakMap();\n  constructor({ kind, type, name, keyType, valueType }) {\n    this.kind = kind;\n    this.type = type;\n    this.name = name;\n    this.keyType = keyType;\n    this.valueType = valueType;\n    this.unwrappedType = kind === "dyn" && valueType ? valueType.unwrappedType : this;\n    this.wrappedType = kind === "dyn" ? this : _createDynType(this.unwrappedType);\n    this.hasDynType = this.kind === "dyn" || this.valueType?.hasDynType || this.keyType?.hasDynType || false;\n    this.hasPlaceholderType = this.kind === "param" || this.keyType?.hasPlaceholderType || this.valueType?.hasPlaceholderType || false;\n    if (kind === "list") this.fieldLazy = this.#getListField;\n    else if (kind === "map") this.fieldLazy = this.#getMapField;\n    else if (kind === "message") this.fieldLazy = this.#getMessageField;\n    else if (kind === "optional") this.fieldLazy = this.#getOptionalField;\n    this.matchesValueType = valueTypeMatchers[name] || valueTypeMatchers[kind];\n    objFreeze(this);\n  }\n  isDynOrBool() {\n    return this.type === "bool" || this.kind === "dyn";\n  }\n  isEmpty() {\n    return this.valueType && this.valueType.kind === "param";\n  }\n  unify(r, t2) {\n    const t1 = this;\n    if (t1 === t2 || t1.kind === "dyn" || t2.kind === "param") return t1;\n    if (t2.kind === "dyn" || t1.kind === "param") return t2;\n    if (t1.kind !== t2.kind) return null;\n    if (!(t1.hasPlaceholderType || t2.hasPlaceholderType || t1.hasDynType || t2.hasDynType))\n      return null;\n    const valueType = t1.valueType.unify(r, t2.valueType);\n    if (!valueType) return null;\n    switch (t1.kind) {\n      case "optional":\n        return r.getOptionalType(valueType);\n      case "list":\n        return r.getListType(valueType);\n      case "map":\n        const keyType = t1.keyType.unify(r, t2.keyType);\n        return keyType ? r.getMapType(keyType, valueType) : null;\n    }\n  }\n  templated(r, bind) {\n    if (!this.hasPlaceholderType) return this;\n    switch (this.kind) {\n      case "dyn":\n        return this.valueType.templated(r, bind);\n      case "param":\n        return bind?.get(this.name) || this;\n      case "map":\n        return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));\n      case "list":\n        return r.getListType(this.valueType.templated(r, bind));\n      case "optional":\n        return r.getOptionalType(this.valueType.templated(r, bind));\n      default:\n        return this;\n    }\n  }\n  toString() {\n    return this.name;\n  }\n  #getOptionalField(obj, key, ast, ev) {\n    obj = obj instanceof Optional ? obj.orValue() : obj;\n    if (obj === void 0) return OPTIONAL_NONE;\n    const type = ev.debugType(obj);\n    try {\n      return Optional.of(type.fieldLazy(obj, key, ast, ev));\n    } catch (e) {\n      if (e instanceof EvaluationError) return OPTIONAL_NONE;\n      throw e;\n    }\n  }\n  #getMessageField(obj, key, ast, ev) {\n    const message = obj ? ev.objectTypesByConstructor.get(obj.constructor) : void 0;\n    if (!message) return;\n    const type = message.fields ? message.fields[key] : dynType;\n    if (!type) return void 0;\n    const value = obj instanceof Map ? obj.get(key) : obj[key];\n    if (value === void 0) return;\n    if (type.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${type}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getMapField(obj, key, ast, ev) {\n    const value = obj instanceof Map ? obj.get(key) : obj && hasOwn(obj, key) ? obj[key] : void 0;\n    if (value === void 0) return;\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getListElementAtIndex(list, pos) {\n    switch (list?.constructor) {\n      case Array:\n        return list[pos];\n      case Set: {\n        let i = 0;\n        for (const item of list) {\n          if (i++ !== pos) continue;\n          return item;\n        }\n      }\n    }\n  }\n  #getListField(obj, key, ast, ev) {\n    if (typeof key === "bigint") key = Number(key);\n    else if (typeof key !== "number") return;\n    const value = this.#getListElementAtIndex(obj, key);\n    if (value === void 0) {\n      if (!obj) return;\n      throw evaluationError(\n        "index_out_of_bounds",\n        `No such key: index out of bounds, index ${key} ${key < 0 ? "< 0" : `>= size ${obj.length || obj.size}`}`,\n        ast\n      );\n    }\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "list_item_type_mismatch",\n      `List item with index \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  fieldLazy() {\n  }\n  field(obj, key, ast, ev) {\n    const v = this.fieldLazy(obj, key, ast, ev);\n    if (v !== void 0) return v;\n    throw evaluationError("no_such_key", `No such key: ${key}`, ast);\n  }\n  matchesBoth(other) {\n    return this.matches(other) && other.matches(this);\n  }\n  matches(o) {\n    const s = this.unwrappedType;\n    o = o.unwrappedType;\n    if (s === o || s.kind === "dyn" || o.kind === "dyn" || o.kind === "param") return true;\n    return this.#matchesCache.get(o) ?? this.#matchesCache.set(o, this.#matches(s, o)).get(o);\n  }\n  #matches(s, o) {\n    switch (s.kind) {\n      case "dyn":\n      case "param":\n        return true;\n      case "list":\n        return o.kind === "list" && s.valueType.matches(o.valueType);\n      case "map":\n        return o.kind === "map" && s.keyType.matches(o.keyType) && s.valueType.matches(o.valueType);\n      case "optional":\n        return o.kind === "optional" && s.valueType.matches(o.valueType);\n      default:\n        return s.name === o.name;\n    }\n  }\n};\nvar macroEvaluateErr = `have a .callAst property or .evaluate(checker, macro, ctx) method.`;\nvar macroTypeCheckErr = `have a .callAst property or .typeCheck(checker, macro, ctx) method.`;\nfunction wrapMacroExpander(name, handler) {\n  const p = `Macro \'${name}\' must`;\n  return function macroExpander(opts) {\n    const macro = handler(opts);\n    if (!macro || typeof macro !== "object") throw new Error(`${p} return an object.`);\n    if (macro.callAst) return macro;\n    if (!macro.evaluate) throw new Error(`${p} ${macroEvaluateErr}`);\n    if (!macro.typeCheck) throw new Error(`${p} ${macroTypeCheckErr}`);\n    return macro;\n  };\n}\nvar VariableDeclaration = class {\n  constructor(name, type, description, value) {\n    this.name = name;\n    this.type = type;\n    this.description = description ?? null;\n    this.constant = value !== void 0;\n    this.value = value;\n    objFreeze(this);\n  }\n};\nvar FunctionDeclaration = class {\n  constructor({ name, receiverType, returnType, handler, description, params, async }) {\n    if (typeof name !== "string") throw new Error("name must be a string");\n    if (typeof handler !== "function") throw new Error("handler must be a function");\n    this.name = name;\n    this.async = isAsync(handler, async);\n    this.receiverType = receiverType ?? null;\n    this.returnType = returnType;\n    this.description = description ?? null;\n    this.params = params;\n    this.argTypes = params.map((p) => p.type);\n    this.macro = this.argTypes.includes(astType);\n    const receiverString = receiverType ? `${receiverType}.` : "";\n    this.signature = `${receiverString}${name}(${this.argTypes.join(", ")}): ${returnType}`;\n    this.handler = this.macro ? wrapMacroExpander(this.signature, handler) : handler;\n    this.partitionKey = `${receiverType ? "rcall" : "call"}:${name}:${params.length}`;\n    this.hasPlaceholderType = this.returnType.hasPlaceholderType || this.receiverType?.hasPlaceholderType || this.argTypes.some((t) => t.hasPlaceholderType) || false;\n    objFreeze(this);\n  }\n  matchesArgs(argTypes) {\n    return argTypes.length === this.argTypes.length && this.argTypes.every((t, i) => t.matches(argTypes[i])) ? this : null;\n  }\n};\nvar OperatorDeclaration = class {\n  constructor({ op, leftType, rightType, handler, returnType, async }) {\n    this.operator = op;\n    this.leftType = leftType;\n    this.rightType = rightType || null;\n    this.handler = handler;\n    this.async = isAsync(handler, async);\n    this.returnType = returnType;\n    if (rightType) this.signature = `${leftType} ${op} ${rightType}: ${returnType}`;\n    else this.signature = `${op}${leftType}: ${returnType}`;\n    this.hasPlaceholderType = this.leftType.hasPlaceholderType || this.rightType?.hasPlaceholderType || false;\n    objFreeze(this);\n  }\n  equals(other) {\n    return this.operator === other.operator && this.leftType === other.leftType && this.rightType === other.rightType;\n  }\n};\nfunction _createListType(valueType) {\n  return new TypeDeclaration({\n    kind: "list",\n    name: `list<${valueType}>`,\n    type: "list",\n    valueType\n  });\n}\nfunction _createPrimitiveType(name) {\n  return new TypeDeclaration({ kind: "primitive", name, type: name });\n}\nfunction _createMessageType(name) {\n  return new TypeDeclaration({ kind: "message", name, type: name });\n}\nfunction _createDynType(valueType) {\n  const name = valueType ? `dyn<${valueType}>` : "dyn";\n  return new TypeDeclaration({ kind: "dyn", name, type: name, valueType });\n}\nfunction _createOptionalType(valueType) {\n  const name = `optional<${valueType}>`;\n  return new TypeDeclaration({ kind: "optional", name, type: "optional", valueType });\n}\nfunction _createMapType(keyType, valueType) {\n  return new TypeDeclaration({\n    kind: "map",\n    name: `map<${keyType}, ${valueType}>`,\n    type: "map",\n    keyType,\n    valueType\n  });\n}\nfunction _createPlaceholderType(name) {\n  return new TypeDeclaration({ kind: "param", name, type: name });\n}\nvar dynType = _createDynType();\nvar astType = _createPrimitiveType("ast");\nvar listType = _createListType(dynType);\nvar mapType = _createMapType(dynType, dynType);\nvar celTypes = {\n  string: _createPrimitiveType("string"),\n  bool: _createPrimitiveType("bool"),\n  int: _createPrimitiveType("int"),\n  uint: _createPrimitiveType("uint"),\n  double: _createPrimitiveType("double"),\n  bytes: _createPrimitiveType("bytes"),\n  dyn: dynType,\n  null: _createPrimitiveType("null"),\n  type: _createPrimitiveType("type"),\n  optional: _createOptionalType(dynType),\n  list: listType,\n  "list<dyn>": listType,\n  map: mapType,\n  "map<dyn, dyn>": mapType\n};\nfor (const t of [celTypes.string, celTypes.double, celTypes.int]) {\n  const list = _createListType(t);\n  const map = _createMapType(celTypes.string, t);\n  celTypes[list.name] = list;\n  celTypes[map.name] = map;\n}\nObject.freeze(celTypes);\nvar Candidates = class {\n  returnType = null;\n  async = false;\n  macro = false;\n  #matchCache = null;\n  #checkCache = null;\n  /** @type {Array<FunctionDeclaration>|Array<OperatorDeclaration>} */\n  declarations = [];\n  constructor(registry) {\n    this.registry = registry;\n  }\n  [Symbol.iterator]() {\n    return this.declarations[Symbol.iterator]();\n  }\n  add(decl) {\n    this.returnType = (this.returnType || decl.returnType).unify(this.registry, decl.returnType) || dynType;\n    if (decl.macro) this.macro = decl;\n    if (decl.async && !this.async) this.async = true;\n    this.declarations.push(decl);\n    this.#matchCache?.clear();\n    this.#checkCache?.clear();\n  }\n  findFunction(argTypes, receiverType = null) {\n    for (let i = 0; i < this.declarations.length; i++) {\n      const match = this.#matchesFunction(this.declarations[i], argTypes, receiverType);\n      if (match) return match;\n    }\n    return null;\n  }\n  findUnaryOverload(left) {\n    const cached = (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left);\n    if (cached !== void 0) return cached;\n    let value = false;\n    for (const decl of this.declarations) {\n      if (decl.leftType !== left) continue;\n      value = decl;\n      break;\n    }\n    this.#matchCache.set(left, value);\n    return value;\n  }\n  findBinaryOverload(left, right) {\n    if (left.kind === "dyn" && left.valueType) right = right.wrappedType;\n    else if (right.kind === "dyn" && right.valueType) left = left.wrappedType;\n    return (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#matchCache, left, right, this.#findBinaryUncached(left, right));\n  }\n  checkBinaryOverload(left, right) {\n    return (this.#checkCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#checkCache, left, right, this.#checkBinaryUncached(left, right));\n  }\n  #cacheBinary(c, l, r, v) {\n    return (c.get(l) || c.set(l, /* @__PURE__ */ new Map()).get(l)).set(r, v), v;\n  }\n  #findBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    if (ops.length === 1) return ops[0];\n    throw new Error(`Operator overload \'${ops[0].signature}\' overlaps with \'${ops[1].signature}\'.`);\n  }\n  #checkBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    let rt = ops[0].returnType;\n    for (let i = 1; i < ops.length; i++) rt = rt.unify(this.registry, ops[i].returnType) || dynType;\n    return rt;\n  }\n  #findBinaryOverloads(leftType, rightType) {\n    const nonexactMatches = [];\n    for (const decl of this.declarations) {\n      if (decl.leftType === leftType && decl.rightType === rightType) return [decl];\n      const secondary = this.#matchBinaryOverload(decl, leftType, rightType);\n      if (secondary) nonexactMatches.push(secondary);\n    }\n    if (nonexactMatches.length === 0) {\n      const op = this.declarations[0]?.operator;\n      if ((op === "==" || op === "!=") && leftType.kind === "dyn") {\n        return fallbackDynEqualityMatchers[op];\n      }\n    }\n    return nonexactMatches;\n  }\n  #matchBinaryOverload(decl, actualLeft, actualRight) {\n    const bindings = decl.hasPlaceholderType ? /* @__PURE__ */ new Map() : null;\n    const leftType = this.#matchTypeWithPlaceholders(decl.leftType, actualLeft, bindings);\n    if (!leftType) return;\n    const rightType = this.#matchTypeWithPlaceholders(decl.rightType, actualRight, bindings);\n    if (!rightType) return;\n    if ((decl.operator === "==" || decl.operator === "!=") && decl.leftType.kind === "dyn" && decl.leftType.valueType && actualLeft.kind !== "dyn" && actualRight.kind !== "dyn")\n      return false;\n    return decl.hasPlaceholderType ? {\n      async: decl.async,\n      signature: decl.signature,\n      handler: decl.handler,\n      leftType,\n      rightType,\n      returnType: decl.returnType.templated(this.registry, bindings)\n    } : decl;\n  }\n  #matchesFunction(fn, argTypes, receiverType) {\n    if (fn.hasPlaceholderType) return this.#matchWithPlaceholders(fn, argTypes, receiverType);\n    if (receiverType && fn.receiverType && !receiverType.matches(fn.receiverType)) return;\n    return fn.matchesArgs(argTypes);\n  }\n  #matchWithPlaceholders(fn, argTypes, receiverType) {\n    const bindings = /* @__PURE__ */ new Map();\n    if (receiverType && fn.receiverType) {\n      if (!this.#matchTypeWithPlaceholders(fn.receiverType, receiverType, bindings)) {\n        return null;\n      }\n    }\n    for (let i = 0; i < argTypes.length; i++) {\n      if (!this.#matchTypeWithPlaceholders(fn.argTypes[i], argTypes[i], bindings)) {\n        return null;\n      }\n    }\n    return {\n      async: fn.async,\n      handler: fn.handler,\n      signature: fn.signature,\n      returnType: fn.returnType.templated(this.registry, bindings)\n    };\n  }\n  #matchTypeWithPlaceholders(declared, actual, bindings) {\n    if (!declared.hasPlaceholderType) return actual.matches(declared) ? actual : null;\n    const treatAsDyn = actual.kind === "dyn";\n    if (!this.#collectPlaceholderBindings(declared, actual, bindings, treatAsDyn)) return null;\n    if (treatAsDyn) return actual;\n    return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;\n  }\n  #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {\n    if (!dec.hasPlaceholderType) return true;\n    if (!act) return false;\n    const asDyn = fromDyn || act.kind === "dyn";\n    act = act.unwrappedType;\n    switch (dec.kind) {\n      case "param": {\n        const type = asDyn ? dynType : act;\n        const existing = bind.get(dec.name);\n        if (!existing) return bind.set(dec.name, type) && true;\n        return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);\n      }\n      case "list": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "list") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "map": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "map") return false;\n        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "optional": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "optional") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n    }\n    return true;\n  }\n};\nfunction splitByComma(str) {\n  const parts = [];\n  let current = "";\n  let depth = 0;\n  for (const char of str) {\n    if (char === "<") depth++;\n    else if (char === ">") depth--;\n    else if (char === "," && depth === 0) {\n      parts.push(current.trim());\n      current = "";\n      continue;\n    }\n    current += char;\n  }\n  if (current) parts.push(current.trim());\n  return parts;\n}\nvar objTypesDecls = [\n  [UnsignedInt, "uint", TYPES.uint, celTypes.uint],\n  [Type, "type", TYPES.type, celTypes.type],\n  [Optional, "optional", optionalType, celTypes.optional],\n  [Uint8Array, "bytes", TYPES.bytes, celTypes.bytes],\n  ...typeof Buffer !== "undefined" ? [[Buffer, "bytes", TYPES.bytes, celTypes.bytes]] : []\n].map(([ctor, name, typeType, type]) => Object.freeze({ name, typeType, type, ctor }));\nvar objTypes = objTypesDecls.map((t) => [t.name, t]);\nvar objTypesCtor = objTypesDecls.map((t) => [t.ctor, t]);\nvar invalidVar = (postfix) => new Error(`Invalid variable declaration: ${postfix}`);\nvar invalidType = (postfix) => new Error(`Invalid type declaration: ${postfix}`);\nvar fallbackDynEqualityMatchers = {\n  "==": [{ handler: (a, b) => a === b, returnType: celTypes.bool }],\n  "!=": [{ handler: (a, b) => a !== b, returnType: celTypes.bool }]\n};\nvar Registry = class _Registry {\n  #parent = null;\n  #typeDeclarations;\n  #ownsVariables = true;\n  #operators = null;\n  #functions = null;\n  #operatorsByOp = null;\n  #functionsByKey = null;\n  #listTypes = null;\n  #mapTypes = null;\n  #optionalTypes = null;\n  #others = null;\n  #locked = false;\n  constructor(opts = {}) {\n    this.enableOptionalTypes = opts.enableOptionalTypes ?? false;\n    this.unlistedVariablesAreDyn = opts.unlistedVariablesAreDyn ?? false;\n    const parent = opts.parent instanceof _Registry ? opts.parent : null;\n    if (parent) {\n      this.#parent = parent;\n      let opParent = parent;\n      while (opParent && !opParent.#operators) opParent = opParent.#parent;\n      let fnParent = parent;\n      while (fnParent && !fnParent.#functions) fnParent = fnParent.#parent;\n      this.#operatorsByOp = parent.#operatorsByOp;\n      this.#functionsByKey = parent.#functionsByKey;\n      this.#others = { operators: opParent.#operators, functions: fnParent.#functions };\n      this.objectTypes = new Map(parent.objectTypes);\n      this.objectTypesByConstructor = new Map(parent.objectTypesByConstructor);\n      this.variables = parent.variables;\n      this.#ownsVariables = false;\n      this.#typeDeclarations = parent.#typeDeclarations;\n      this.#listTypes = parent.#listTypes;\n      this.#mapTypes = parent.#mapTypes;\n      this.#optionalTypes = parent.#optionalTypes;\n      if (this.enableOptionalTypes !== parent.enableOptionalTypes || this.unlistedVariablesAreDyn !== parent.unlistedVariablesAreDyn) {\n        toggleOptionalTypes(this, this.enableOptionalTypes);\n      }\n    } else {\n      this.#operators = [];\n      this.#functions = [];\n      this.objectTypes = new Map(objTypes);\n      this.objectTypesByConstructor = new Map(objTypesCtor);\n      this.#typeDeclarations = new Map(objEntries(celTypes));\n      this.#listTypes = /* @__PURE__ */ new Map();\n      this.#mapTypes = /* @__PURE__ */ new Map();\n      this.#optionalTypes = /* @__PURE__ */ new Map();\n      this.variables = /* @__PURE__ */ new Map();\n      this.variables.dyn = this.unlistedVariablesAreDyn;\n      for (const n in TYPES) this.registerConstant(n, "type", TYPES[n]);\n    }\n  }\n  #ensureOwnVariables() {\n    if (this.#ownsVariables) return;\n    this.variables = new Map(this.variables);\n    this.variables.dyn = this.unlistedVariablesAreDyn;\n    this.#ownsVariables = true;\n  }\n  // Used by toggleOptionalTypes in optional.js to clear a variable before re-registering it\n  deleteVariable(name) {\n    this.#ensureOwnVariables();\n    this.variables.delete(name);\n  }\n  #pushOperator(decl) {\n    if (!this.#operators) this.#operatorsByOp = null;\n    this.operatorCandidates(decl.operator).add(decl);\n    this.#operators.push(decl);\n  }\n  #pushFunction(decl) {\n    if (!this.#functions) this.#functionsByKey = null;\n    this.#functionCandidates(decl.partitionKey).add(decl);\n    this.#functions.push(decl);\n  }\n  #ensureCandiate(c, key) {\n    return c.get(key) || c.set(key, new Candidates(this)).get(key);\n  }\n  #getOperators() {\n    if (this.#operators) return this.#operators;\n    return this.#operators = [...this.#others.operators];\n  }\n  #getFunctions() {\n    if (this.#functions) return this.#functions;\n    return this.#functions = [...this.#others.functions];\n  }\n  operatorCandidates(op) {\n    if (this.#operatorsByOp) return this.#ensureCandiate(this.#operatorsByOp, op);\n    const c = this.#operatorsByOp = /* @__PURE__ */ new Map();\n    for (const decl of this.#getOperators()) this.#ensureCandiate(c, decl.operator).add(decl);\n    return this.#ensureCandiate(c, op);\n  }\n  functionCandidates(rec, name, argLen) {\n    return this.#functionCandidates(`${rec ? "rcall" : "call"}:${name}:${argLen}`);\n  }\n  #functionCandidates(key) {\n    if (this.#functionsByKey) return this.#ensureCandiate(this.#functionsByKey, key);\n    const c = this.#functionsByKey = /* @__PURE__ */ new Map();\n    for (const decl of this.#getFunctions()) this.#ensureCandiate(c, decl.partitionKey).add(decl);\n    return this.#ensureCandiate(c, key);\n  }\n  registerVariable(name, type, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    let description = opts?.description;\n    let value;\n    if (typeof name === "string" && typeof type === "object" && !(type instanceof TypeDeclaration)) {\n      description = type.description;\n      value = type.value;\n      if (type.schema) type = this.registerType({ name: `$${name}`, schema: type.schema }).type;\n      else type = type.type;\n    } else if (typeof name === "object") {\n      if (name.schema) type = this.registerType({ name: `$${name.name}`, schema: name.schema }).type;\n      else type = name.type;\n      description = name.description;\n      value = name.value;\n      name = name.name;\n    }\n    if (typeof name !== "string" || !name) throw invalidVar(`name must be a string`);\n    if (RESERVED.has(name)) throw invalidVar(`\'${name}\' is a reserved name`);\n    if (this.variables.get(name) !== void 0) throw invalidVar(`\'${name}\' is already registered`);\n    if (typeof type === "string") type = this.getType(type);\n    else if (!(type instanceof TypeDeclaration)) throw invalidVar(`type is required`);\n    this.#ensureOwnVariables();\n    this.variables.set(name, new VariableDeclaration(name, type, description, value));\n    return this;\n  }\n  #registerSchemaAsType(name, schema) {\n    const fields = /* @__PURE__ */ Object.create(null);\n    for (const key of objKeys(schema)) {\n      const def = schema[key];\n      if (typeof def === "object" && def) {\n        fields[key] = this.registerType({ name: `${name}.${key}`, schema: def }).type.name;\n      } else if (typeof def === "string") {\n        fields[key] = def;\n      } else {\n        throw new Error(`Invalid field definition for \'${name}.${key}\'`);\n      }\n    }\n    return fields;\n  }\n  registerConstant(name, type, value) {\n    if (typeof name === "object") this.registerVariable(name);\n    else this.registerVariable({ name, type, value });\n    return this;\n  }\n  getType(typename) {\n    return this.#parseTypeString(typename, true);\n  }\n  getListType(type) {\n    return this.#listTypes.get(type) || this.#listTypes.set(type, this.#parseTypeString(`list<${type}>`, true)).get(type);\n  }\n  getMapType(a, b) {\n    return this.#mapTypes.get(a)?.get(b) || (this.#mapTypes.get(a) || this.#mapTypes.set(a, /* @__PURE__ */ new Map()).get(a)).set(b, this.#parseTypeString(`map<${a}, ${b}>`, true)).get(b);\n  }\n  getOptionalType(type) {\n    return this.#optionalTypes.get(type) || this.#optionalTypes.set(type, this.#parseTypeString(`optional<${type}>`, true)).get(type);\n  }\n  assertType(typename, type, signature) {\n    try {\n      return this.#parseTypeString(typename, true);\n    } catch (e) {\n      e.message = `Invalid ${type} \'${e.unknownType || typename}\' in \'${signature}\'`;\n      throw e;\n    }\n  }\n  getFunctionType(typename) {\n    if (typename === "ast") return astType;\n    const t = this.#parseTypeString(typename, true);\n    if (t.kind === "dyn" && t.valueType) throw new Error(`type \'${t.name}\' is not supported`);\n    return t;\n  }\n  registerType(name, _d) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof name === "object") _d = name, name = _d.fullName || _d.name || _d.ctor?.name;\n    if (typeof name === "string" && name[0] === ".") name = name.slice(1);\n    if (typeof name !== "string" || name.length < 2 || RESERVED.has(name)) {\n      throw invalidType(`name \'${name}\' is not valid`);\n    }\n    if (this.objectTypes.has(name)) throw invalidType(`type \'${name}\' already registered`);\n    const type = this.#parseTypeString(name, false);\n    if (type.kind !== "message") throw invalidType(`type \'${name}\' is not valid`);\n    const decl = {\n      name,\n      typeType: new Type(name),\n      type,\n      ctor: typeof _d === "function" ? _d : _d?.ctor,\n      convert: typeof _d === "function" ? void 0 : _d?.convert,\n      fields: typeof _d?.schema === "object" ? this.#normalizeFields(name, this.#registerSchemaAsType(name, _d.schema)) : this.#normalizeFields(name, typeof _d === "function" ? void 0 : _d?.fields)\n    };\n    if (typeof decl.ctor !== "function") {\n      if (!decl.fields) throw invalidType(`type \'${name}\' requires a constructor or fields`);\n      Object.assign(decl, this.#createDefaultConvert(name, decl.fields));\n    }\n    this.objectTypes.set(name, Object.freeze(decl));\n    this.objectTypesByConstructor.set(decl.ctor, decl);\n    this.registerFunctionOverload(`type(${name}): type`, () => decl.typeType, { async: false });\n    return decl;\n  }\n  /** @returns {TypeDeclaration} */\n  #parseTypeString(typeStr, requireKnownTypes = true) {\n    let match = this.#typeDeclarations.get(typeStr);\n    if (match) return match;\n    if (typeof typeStr !== "string" || !typeStr.length) {\n      throw new Error(`Invalid type: must be a string`);\n    }\n    match = typeStr.match(/^[A-Z]$/);\n    if (match) return this.#createDeclaration(_createPlaceholderType, typeStr, typeStr);\n    match = typeStr.match(/^(dyn|list|map|optional)<(.+)>$/);\n    if (!match) {\n      if (requireKnownTypes) {\n        const err = new Error(`Unknown type: ${typeStr}`);\n        err.unknownType = typeStr;\n        throw err;\n      }\n      return this.#createDeclaration(_createMessageType, typeStr, typeStr);\n    }\n    const kind = match[1];\n    const inner = match[2].trim();\n    switch (kind) {\n      case "dyn": {\n        const type = this.#parseTypeString(inner, requireKnownTypes).wrappedType;\n        this.#typeDeclarations.set(type.name, type);\n        return type;\n      }\n      case "list": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createListType, `list<${vType}>`, vType);\n      }\n      case "map": {\n        const parts = splitByComma(inner);\n        if (parts.length !== 2) throw new Error(`Invalid map type: ${typeStr}`);\n        const kType = this.#parseTypeString(parts[0], requireKnownTypes);\n        const vType = this.#parseTypeString(parts[1], requireKnownTypes);\n        return this.#createDeclaration(_createMapType, `map<${kType}, ${vType}>`, kType, vType);\n      }\n      case "optional": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createOptionalType, `optional<${vType}>`, vType);\n      }\n    }\n  }\n  #createDeclaration(creator, key, ...args) {\n    return this.#typeDeclarations.get(key) || this.#typeDeclarations.set(key, creator(...args)).get(key);\n  }\n  findMacro(name, hasReceiver, argLen) {\n    return this.functionCandidates(hasReceiver, name, argLen).macro;\n  }\n  findUnaryOverload(op, left) {\n    return this.operatorCandidates(op).findUnaryOverload(left);\n  }\n  findBinaryOverload(op, left, right) {\n    return this.operatorCandidates(op).findBinaryOverload(left, right);\n  }\n  #toCelFieldType(field) {\n    if (typeof field === "string") return { type: field };\n    if (field.id) return protobufjsFieldToCelType(field);\n    return field;\n  }\n  #toCelFieldDeclaration(typename, fields, k, requireKnownTypes = false) {\n    try {\n      const field = this.#toCelFieldType(fields[k]);\n      if (typeof field?.type !== "string") throw new Error(`unsupported declaration`);\n      return this.#parseTypeString(field.type, requireKnownTypes);\n    } catch (e) {\n      e.message = `Field \'${k}\' in type \'${typename}\' has unsupported declaration: ${JSON.stringify(fields[k])}`;\n      throw e;\n    }\n  }\n  #normalizeFields(typename, fields) {\n    if (!fields) return;\n    const all = /* @__PURE__ */ Object.create(null);\n    for (const k of objKeys(fields)) all[k] = this.#toCelFieldDeclaration(typename, fields, k);\n    return all;\n  }\n  #createDefaultConvert(name, fields) {\n    const keys = objKeys(fields);\n    const conversions = /* @__PURE__ */ Object.create(null);\n    for (const k of keys) {\n      const type = fields[k];\n      const decl = type.kind === "message" && this.objectTypes.get(type.name);\n      if (decl === false) conversions[k] = false;\n      else conversions[k] = decl.convert ? decl : false;\n    }\n    const Ctor = {\n      [name]: class extends Map {\n        #raw;\n        constructor(v) {\n          super();\n          this.#raw = v;\n        }\n        [Symbol.iterator]() {\n          if (this.size !== keys.length) for (const k of keys) this.get(k);\n          return super[Symbol.iterator]();\n        }\n        get(field) {\n          let v = super.get(field);\n          if (v !== void 0 || this.has(field)) return v;\n          const dec = conversions[field];\n          if (dec === void 0) return;\n          v = this.#raw instanceof Map ? this.#raw.get(field) : this.#raw?.[field];\n          if (dec && v && typeof v === "object") {\n            switch (v.constructor) {\n              case void 0:\n              case Object:\n              case Map:\n                v = dec.convert(v);\n            }\n          }\n          return super.set(field, v), v;\n        }\n      }\n    }[name];\n    return {\n      ctor: Ctor,\n      convert(v) {\n        if (!v) return;\n        if (v.constructor === Ctor) return v;\n        return new Ctor(v);\n      }\n    };\n  }\n  clone(opts) {\n    this.#locked = true;\n    return new _Registry({\n      parent: this,\n      unlistedVariablesAreDyn: opts.unlistedVariablesAreDyn,\n      enableOptionalTypes: opts.enableOptionalTypes\n    });\n  }\n  getDefinitions() {\n    const variables = [];\n    const functions = [];\n    for (const [, varDecl] of this.variables) {\n      if (!varDecl) continue;\n      variables.push({\n        name: varDecl.name,\n        description: varDecl.description || null,\n        type: varDecl.type.name\n      });\n    }\n    for (const decl of this.#getFunctions()) {\n      functions.push({\n        signature: decl.signature,\n        name: decl.name,\n        description: decl.description,\n        receiverType: decl.receiverType ? decl.receiverType.name : null,\n        returnType: decl.returnType.name,\n        params: decl.params.map((p) => ({\n          name: p.name,\n          type: p.type.name,\n          description: p.description\n        }))\n      });\n    }\n    return { variables, functions };\n  }\n  #parseSignature(signature) {\n    if (typeof signature !== "string") throw new Error("Invalid signature: must be a string");\n    const match = signature.match(/^(?:([a-zA-Z0-9.<>]+)\\.)?(\\w+)\\(([^)]*)\\):(.*)$/);\n    if (!match) throw new Error(`Invalid signature: ${signature}`);\n    const returnType = match[4].trim();\n    if (!returnType) throw new Error(`Invalid signature: ${signature}`);\n    return {\n      receiverType: match[1] || null,\n      name: match[2],\n      argTypes: splitByComma(match[3]),\n      returnType\n    };\n  }\n  /**\n   * @param {FunctionDeclaration} a\n   * @param {FunctionDeclaration} b\n   */\n  #functionSignatureOverlaps(a, b) {\n    if (a.name !== b.name) return false;\n    if (a.argTypes.length !== b.argTypes.length) return false;\n    if ((a.receiverType || b.receiverType) && (!a.receiverType || !b.receiverType)) return false;\n    const isDifferentReceiver = a.receiverType !== b.receiverType && a.receiverType !== dynType && b.receiverType !== dynType;\n    return !isDifferentReceiver && (b.macro || a.macro || b.argTypes.every((t, i) => {\n      const o = a.argTypes[i];\n      return t === o || t === dynType || o === dynType;\n    }));\n  }\n  /** @param {FunctionDeclaration} newDec */\n  #checkOverlappingSignatures(newDec) {\n    for (const decl of this.#functionCandidates(newDec.partitionKey)) {\n      if (!this.#functionSignatureOverlaps(decl, newDec)) continue;\n      throw new Error(\n        `Function signature \'${newDec.signature}\' overlaps with existing overload \'${decl.signature}\'.`\n      );\n    }\n  }\n  #normalizeParam(i, aType, param) {\n    if (!param) return { type: this.getFunctionType(aType), name: `arg${i}`, description: null };\n    const type = param.type || aType;\n    if (!type) throw new Error(`params[${i}].type is required`);\n    if (aType && type !== aType) throw new Error(`params[${i}].type not equal to signature type`);\n    return {\n      name: param.name || `arg${i}`,\n      type: this.getFunctionType(type),\n      description: param.description ?? null\n    };\n  }\n  registerFunctionOverload(s, handler, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof s === "object") opts = s;\n    else if (typeof handler === "object") opts = handler;\n    else if (!opts) opts = {};\n    const sig = typeof s === "string" ? s : opts.signature ?? void 0;\n    const parsed = sig !== void 0 ? this.#parseSignature(sig) : void 0;\n    const name = parsed?.name || opts.name;\n    const receiverType = parsed?.receiverType || opts.receiverType;\n    const argTypes = parsed?.argTypes;\n    const returnType = parsed?.returnType || opts.returnType;\n    const params = opts.params;\n    handler = typeof handler === "function" ? handler : opts.handler;\n    let dec;\n    try {\n      if (!name) throw new Error(`signature or name are required`);\n      if (!returnType) throw new Error(`must have a returnType`);\n      if (params) {\n        if (argTypes && params.length !== argTypes.length) {\n          throw new Error(`mismatched length in params and args in signature`);\n        }\n      } else if (!argTypes) throw new Error(`signature or params are required`);\n      dec = new FunctionDeclaration({\n        name,\n        async: opts?.async,\n        receiverType: receiverType ? this.getType(receiverType) : null,\n        returnType: this.getType(returnType),\n        handler,\n        description: opts.description,\n        params: (argTypes || params).map(\n          (_, i) => this.#normalizeParam(i, argTypes?.[i], params?.[i])\n        )\n      });\n    } catch (e) {\n      if (typeof sig === "string") e.message = `Invalid function declaration \'${sig}\': ${e.message}`;\n      else if (name) e.message = `Invalid function declaration \'${name}\': ${e.message}`;\n      else e.message = `Invalid function declaration: ${e.message}`;\n      throw e;\n    }\n    this.#checkOverlappingSignatures(dec);\n    this.#pushFunction(dec);\n  }\n  registerOperatorOverload(string, handler, opts) {\n    const unaryParts = string.match(/^([-!])([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/);\n    if (unaryParts) {\n      const [, op2, operandType, returnType2] = unaryParts;\n      return this.unaryOverload(op2, operandType, handler, returnType2, opts?.async);\n    }\n    const parts = string.match(\n      /^([\\w.<>]+) ([-+*%/]|==|!=|<|<=|>|>=|in) ([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/\n    );\n    if (!parts) throw new Error(`Operator overload invalid: ${string}`);\n    const [, leftType, op, rightType, returnType] = parts;\n    return this.binaryOverload(leftType, op, rightType, handler, returnType);\n  }\n  unaryOverload(op, typeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    const leftType = this.assertType(typeStr, "type", `${op}${typeStr}`);\n    const returnType = this.assertType(\n      returnTypeStr || typeStr,\n      "return type",\n      `${op}${typeStr}: ${returnTypeStr || typeStr}`\n    );\n    const d = new OperatorDeclaration({ op: `${op}_`, leftType, returnType, handler, async });\n    this.#pushOperator(this.#assertOverload(d));\n  }\n  #hasOverload(d) {\n    for (const o of this.operatorCandidates(d.operator)) if (d.equals(o)) return true;\n    return false;\n  }\n  #assertOverload(decl) {\n    if (!this.#hasOverload(decl)) return decl;\n    throw new Error(`Operator overload already registered: ${decl.signature}`);\n  }\n  binaryOverload(leftTypeStr, op, rightTypeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    returnTypeStr ??= isRelational.has(op) ? "bool" : leftTypeStr;\n    const sig = `${leftTypeStr} ${op} ${rightTypeStr}: ${returnTypeStr}`;\n    let leftType = this.assertType(leftTypeStr, "left type", sig);\n    let rightType = this.assertType(rightTypeStr, "right type", sig);\n    const returnType = this.assertType(returnTypeStr, "return type", sig);\n    if (leftType.kind === "dyn" && leftType.valueType) rightType = rightType.wrappedType;\n    else if (rightType.kind === "dyn" && rightType.valueType) leftType = leftType.wrappedType;\n    if (isRelational.has(op) && returnType.type !== "bool") {\n      throw new Error(`Comparison operator \'${op}\' must return \'bool\', got \'${returnType.type}\'`);\n    }\n    const dec = new OperatorDeclaration({ op, leftType, rightType, returnType, handler, async });\n    if (dec.hasPlaceholderType && !(rightType.hasPlaceholderType && leftType.hasPlaceholderType)) {\n      throw new Error(\n        `Operator overload with placeholders must use them in both left and right types: ${sig}`\n      );\n    }\n    this.#assertOverload(dec);\n    if (op === "==") {\n      const declarations = [\n        new OperatorDeclaration({\n          op: "!=",\n          leftType,\n          rightType,\n          handler(a, b, ast, ev) {\n            return !handler(a, b, ast, ev);\n          },\n          returnType,\n          async\n        })\n      ];\n      if (leftType !== rightType) {\n        declarations.push(\n          new OperatorDeclaration({\n            op: "==",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          }),\n          new OperatorDeclaration({\n            op: "!=",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return !handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          })\n        );\n      }\n      for (const decl of declarations) this.#assertOverload(decl);\n      for (const decl of declarations) this.#pushOperator(decl);\n    }\n    this.#pushOperator(dec);\n  }\n};\nvar isRelational = /* @__PURE__ */ new Set(["<", "<=", ">", ">=", "==", "!=", "in"]);\nfunction createRegistry(opts) {\n  return new Registry(opts);\n}\nvar RootContext = class {\n  #vars;\n  #contextObj;\n  #contextMap;\n  #convertCache;\n  constructor(registry, context) {\n    this.#vars = registry.variables;\n    if (context === void 0 || context === null) return;\n    if (typeof context !== "object") {\n      throw evaluationError("invalid_context", "Context must be an object");\n    }\n    if (context instanceof Map) this.#contextMap = context;\n    else this.#contextObj = context;\n  }\n  getValue(key) {\n    return this.#convertCache?.get(key) || (this.#contextObj ? this.#contextObj[key] : this.#contextMap?.get(key));\n  }\n  getVariable(name) {\n    return this.#vars.get(name) ?? (this.#vars.dyn && !RESERVED.has(name) ? new VariableDeclaration(name, dynType) : void 0);\n  }\n  getCheckedValue(ev, ast) {\n    const v = this.getValue(ast.args);\n    if (v === void 0) throw ev.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n    if (ast.checkedType.matchesValueType(v, ev)) return v;\n    const type = ast.checkedType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return (this.#convertCache ??= /* @__PURE__ */ new Map()).set(ast.args, c), c;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${ast.args}\' is not of type \'${type}\', got \'${valueType}\'`,\n      ast\n    );\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new OverlayContext(this, iterVar, iterType);\n  }\n};\nvar OverlayContext = class _OverlayContext {\n  #parent;\n  accuType;\n  accuValue;\n  iterValue;\n  constructor(parent, iterVar, iterType) {\n    this.#parent = parent;\n    this.iterVar = iterVar;\n    this.iterType = iterType;\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new _OverlayContext(this, iterVar, iterType);\n  }\n  reuse(parent) {\n    if (!this.async) return this.#parent = parent, this;\n    const ctx = new _OverlayContext(parent, this.iterVar, this.iterType);\n    ctx.accuType = this.accuType;\n    return ctx;\n  }\n  setIterValue(v, ev) {\n    if (this.iterType.matchesValueType(v, ev)) return this.iterValue = v, this;\n    const type = this.iterType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return this.iterValue = c, this;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${this.iterVar}\' is not of type \'${type}\', got \'${valueType}\'`\n    );\n  }\n  setAccuType(type) {\n    return this.accuType = type, this;\n  }\n  setAccuValue(v) {\n    return this.accuValue = v, this;\n  }\n  getValue(key) {\n    return this.iterVar === key ? this.iterValue : this.#parent.getValue(key);\n  }\n  getCheckedValue(ev, ast) {\n    if (this.iterVar === ast.args) return this.iterValue;\n    return this.#parent.getCheckedValue(ev, ast);\n  }\n  getVariable(name) {\n    if (this.iterVar === name) return new VariableDeclaration(name, this.iterType);\n    return this.#parent.getVariable(name);\n  }\n};\nfunction protobufjsFieldToCelType(field) {\n  let fieldType;\n  if (field.map) {\n    const keyType = protobufjsTypeToCelType(field.keyType, field.resolvedKeyType);\n    const valueType = protobufjsTypeToCelType(field.type, field.resolvedType);\n    fieldType = `map<${keyType}, ${valueType}>`;\n  } else {\n    fieldType = protobufjsTypeToCelType(field.type, field.resolvedType);\n  }\n  return { type: field.repeated ? `list<${fieldType}>` : fieldType };\n}\nfunction protobufjsTypeToCelType(protoType, resolvedType) {\n  switch (protoType) {\n    case "string":\n      return "string";\n    case "bytes":\n      return "bytes";\n    case "bool":\n      return "bool";\n    // protobufjs uses JavaScript numbers for all numeric types\n    case "double":\n    case "float":\n    case "int32":\n    case "int64":\n    case "sint32":\n    case "sint64":\n    case "sfixed32":\n    case "sfixed64":\n    case "uint32":\n    case "uint64":\n    case "fixed32":\n    case "fixed64":\n      return "double";\n    default:\n      switch (resolvedType?.constructor.name) {\n        case "Type":\n          return resolvedType.fullName.slice(1);\n        case "Enum":\n          return "int";\n      }\n      if (protoType?.includes(".")) return protoType;\n      return "dyn";\n  }\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/operators.js\nvar dynType2 = celTypes.dyn;\nvar Base = class {\n  dynType = celTypes.dyn;\n  optionalType = celTypes.optional;\n  stringType = celTypes.string;\n  intType = celTypes.int;\n  doubleType = celTypes.double;\n  boolType = celTypes.bool;\n  nullType = celTypes.null;\n  listType = celTypes.list;\n  mapType = celTypes.map;\n  constructor(opts) {\n    this.opts = opts.opts;\n    this.registry = opts.registry;\n    this.objectTypes = this.registry.objectTypes;\n    this.objectTypesByConstructor = this.registry.objectTypesByConstructor;\n  }\n  /**\n   * Get a TypeDeclaration instance for a type name\n   * @param {string} typeName - The type name (e.g., \'string\', \'int\', \'dyn\')\n   * @returns {TypeDeclaration} The type declaration instance\n   */\n  getType(typeName) {\n    return this.registry.getType(typeName);\n  }\n  debugType(v) {\n    switch (typeof v) {\n      case "string":\n        return this.stringType;\n      case "bigint":\n        return this.intType;\n      case "number":\n        return this.doubleType;\n      case "boolean":\n        return this.boolType;\n      case "object":\n        if (v === null) return this.nullType;\n        switch (v.constructor) {\n          case void 0:\n          case Object:\n          case Map:\n            return this.mapType;\n          case Array:\n          case Set:\n            return this.listType;\n          default:\n            return this.objectTypesByConstructor.get(v.constructor)?.type || unsupportedType(this, v.constructor?.name || typeof v);\n        }\n      default:\n        unsupportedType(this, typeof v);\n    }\n  }\n};\nfunction unsupportedType(self, type) {\n  throw self.createError("unsupported_type", `Unsupported type: ${type}`);\n}\nvar maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;\nfunction maybeAsync(l, r, h) {\n  if (r === true || r && (r?.maybeAsync || maybeAsyncArray(r))) return maybeAsyncBoth(h);\n  if (l === true || l && (l?.maybeAsync || maybeAsyncArray(l))) return maybeAsyncFirst(h);\n  return h;\n}\nfunction maybeAsyncBoth(handler) {\n  return handler.__asyncBoth ??= function handle(a, b, c, d) {\n    if (!(a instanceof Promise || b instanceof Promise)) return handler(a, b, c, d);\n    if (!(b instanceof Promise)) return a.then((_a) => handler(_a, b, c, d));\n    if (!(a instanceof Promise)) return b.then((_b) => handler(a, _b, c, d));\n    return Promise.all([a, b]).then((p) => handler(p[0], p[1], c, d));\n  };\n}\nfunction maybeAsyncFirst(handler) {\n  return handler.__asyncFirst ??= function handle(a, b, c, d) {\n    if (a instanceof Promise) return a.then((_a) => handler(_a, b, c, d));\n    return handler(a, b, c, d);\n  };\n}\nfunction checkAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(\n    ast.left,\n    ast.op === "[]" ? ast.right : false,\n    leftType !== dynType2 ? fieldAccessStatic : fieldAccess\n  );\n  if (leftType.kind !== "optional") return chk.checkAccessOnType(ast, ctx, leftType);\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, leftType.valueType, true));\n}\nfunction checkOptionalAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[?]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(ast.left, ast.op === "[?]" ? ast.right : false, oFieldAccess);\n  const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));\n}\nvar HOMOGENEOUS_PREFIX = {\n  heterogeneous_list_element: "List elements must have the same type,",\n  heterogeneous_map_key: "Map key uses wrong type,",\n  heterogeneous_map_value: "Map value uses wrong type,"\n};\nfunction checkElementHomogenous(chk, ctx, expected, el, code) {\n  const type = chk.check(el, ctx);\n  if (type === expected || expected.isEmpty()) return type;\n  if (type.isEmpty()) return expected;\n  throw chk.createError(\n    code,\n    `${HOMOGENEOUS_PREFIX[code]} expected type \'${chk.formatType(expected)}\' but found \'${chk.formatType(type)}\'`,\n    el\n  );\n}\nfunction checkElement(chk, ctx, expected, el) {\n  return expected.unify(chk.registry, chk.check(el, ctx)) || dynType2;\n}\nfunction ternaryConditionError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_condition_type",\n    `${node.meta.label || "Ternary condition must be bool"}, got \'${type}\'`,\n    node\n  );\n}\nfunction handleTernary(c, ev, ast, ctx) {\n  if (c === true) return ev.run(ast.left, ctx);\n  if (c === false) return ev.run(ast.right, ctx);\n  throw ternaryConditionError(ev, c, ast.condition);\n}\nfunction logicalOperandError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_logical_operand",\n    `Logical operator requires bool operands, got \'${type}\'`,\n    node\n  );\n}\nfunction logicalValueOrErr(ev, v, node) {\n  if (v instanceof Error) return v;\n  return logicalOperandError(ev, v, node);\n}\nfunction _logicalOp(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (right === !exp) {\n    if (left === right) return right;\n    throw logicalValueOrErr(ev, left, ast.left);\n  }\n  if (right instanceof Promise) return right.then((r) => _logicalOpAsync(exp, ev, ast, left, r));\n  throw logicalOperandError(ev, right, ast.left);\n}\nfunction _logicalOpAsync(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (typeof right !== "boolean") throw logicalOperandError(ev, right, ast.right);\n  if (typeof left !== "boolean") throw logicalValueOrErr(ev, left, ast.left);\n  return !exp;\n}\nfunction checkLogicalOp(chk, ast, ctx) {\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  const rightType = chk.check(ast.right = ast.args[1], ctx);\n  if (!leftType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(leftType)}\'`,\n      ast\n    );\n  }\n  if (!rightType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(rightType)}\'`,\n      ast\n    );\n  }\n  return chk.boolType;\n}\nfunction checkUnary(chk, ast, ctx) {\n  const op = ast.op;\n  const right = chk.check(ast.args, ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  if (right.kind === "dyn") {\n    ast.handle = maybeAsync(ast.args, false, handleUnary);\n    return ast.candidates.returnType;\n  }\n  const overload = ast.candidates.findUnaryOverload(right);\n  if (!overload) {\n    throw chk.createError(\n      "no_such_overload",\n      `no such overload: ${op[0]}${chk.formatType(right)}`,\n      ast\n    );\n  }\n  ast.handle = maybeAsync(ast.args, false, overload.handler);\n  return overload.returnType;\n}\nfunction handleUnary(left, ast, ev) {\n  const leftType = ev.debugRuntimeType(left, ast.args.checkedType);\n  const overload = ast.candidates.findUnaryOverload(leftType);\n  if (overload) return overload.handler(left);\n  throw ev.createError("no_such_overload", `no such overload: ${ast.op[0]}${leftType}`, ast);\n}\nfunction evaluateUnary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.args, ctx), ast, ev);\n}\nfunction checkBinary(chk, ast, ctx) {\n  const op = ast.op;\n  const left = chk.check(ast.left = ast.args[0], ctx);\n  const right = chk.check(ast.right = ast.args[1], ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  const overload = left.hasDynType || right.hasDynType ? void 0 : ast.candidates.findBinaryOverload(left, right);\n  ast.handle = maybeAsync(ast.left, ast.right, overload?.handler || handleBinary);\n  if (overload) return overload.returnType;\n  const type = ast.candidates.checkBinaryOverload(left, right);\n  if (!left.hasDynType) ast.leftStaticType = left;\n  if (!right.hasDynType) ast.rightStaticType = right;\n  if (type) return type;\n  throw chk.createError(\n    "no_such_overload",\n    `no such overload: ${chk.formatType(left)} ${op} ${chk.formatType(right)}`,\n    ast\n  );\n}\nfunction evaluateBinary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ev.run(ast.right, ctx), ast, ev);\n}\nfunction evaluateBinaryFirst(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ast.right, ast, ev);\n}\nfunction handleBinary(left, right, ast, ev) {\n  const leftType = ast.leftStaticType || ev.debugTypeDeep(left).wrappedType;\n  const rightType = ast.rightStaticType || ev.debugTypeDeep(right).wrappedType;\n  const overload = ast.candidates.findBinaryOverload(leftType, rightType);\n  if (overload) return overload.handler(left, right, ast, ev);\n  throw ev.createError(\n    "no_such_overload",\n    `no such overload: ${leftType} ${ast.op} ${rightType}`,\n    ast\n  );\n}\nfunction callFunctionHandler(handler, ev, args, ast) {\n  try {\n    const result = handler.apply(ev, args);\n    if (result instanceof Promise) {\n      return result.catch((error) => {\n        throw attachErrorAst(error, ast);\n      });\n    }\n    return result;\n  } catch (error) {\n    throw attachErrorAst(error, ast);\n  }\n}\nfunction callFn(args, ast, ev) {\n  const argAst = ast.args[1];\n  const types = ast.argTypes;\n  let i = argAst.length;\n  while (i--) types[i] = ev.debugRuntimeType(args[i], argAst[i].checkedType);\n  const decl = ast.candidates.findFunction(types);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction callRecFn(args, ev, ast) {\n  const [, receiverAst, argAst] = ast.args;\n  const types = ast.argTypes;\n  for (let i = 0; i < types.length; i++)\n    types[i] = ev.debugRuntimeType(args[i + 1], argAst[i].checkedType);\n  const receiverType = ev.debugRuntimeType(args[0], receiverAst.checkedType);\n  const decl = ast.candidates.findFunction(types, receiverType);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${receiverType.type}.${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction resolveAstArray(ev, astArray, ctx, i = astArray.length) {\n  if (i === 0) return [];\n  let async;\n  const results = new Array(i);\n  while (i--) if ((results[i] = ev.run(astArray[i], ctx)) instanceof Promise) async ??= true;\n  return async ? Promise.all(results) : results;\n}\nfunction safeFromEntries(entries) {\n  const obj = {};\n  for (let i = 0; i < entries.length; i++) {\n    const [k, v] = entries[i];\n    if (k === "__proto__" || k === "constructor" || k === "prototype") continue;\n    obj[k] = v;\n  }\n  return obj;\n}\nfunction comprehensionElementType(chk, iterable, ctx) {\n  const iterType = chk.check(iterable, ctx);\n  if (iterType.kind === "dyn") return iterType;\n  if (iterType.kind === "list") return iterType.valueType;\n  if (iterType.kind === "map") return iterType.keyType;\n  throw chk.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${chk.formatType(\n      iterType\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    iterable\n  );\n}\nfunction toIterable(ev, args, coll) {\n  if (coll instanceof Set) return [...coll];\n  if (coll instanceof Map) return [...coll.keys()];\n  if (coll && typeof coll === "object") return objKeys(coll);\n  throw ev.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${ev.debugType(\n      coll\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    args.iterable\n  );\n}\nfunction runQualifier(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateQuantifier(ev, ctx, args, items, accu, 0);\n  return continueQuantifier(ev, ctx, args, items, accu, 0);\n}\nfunction runComprehension(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateLoop(ev, ctx, args, items, accu, 0);\n  return continueLoop(ev, ctx, args, items, accu, 0);\n}\nfunction iterateLoop(ev, ctx, args, items, accu, i) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (condition && !condition(accu)) break;\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);\n  }\n  return args.result(accu);\n}\nasync function continueLoop(ev, ctx, args, items, accu, i) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  accu = await accu;\n  while (i < len) {\n    if (condition && !condition(accu)) return args.result(accu);\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) accu = await accu;\n  }\n  return args.result(accu);\n}\nfunction iterateQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error, stp);\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nasync function continueQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  stp = await stp;\n  if (stp instanceof Error) error ??= stp;\n  else accu = stp;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) stp = await stp;\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nfunction oFieldAccess(left, right, ast, ev) {\n  return ev.optionalType.field(left, right, ast, ev);\n}\nfunction fieldAccessStatic(left, right, ast, ev) {\n  return ast.left.checkedType.field(left, right, ast, ev);\n}\nvar empty = /* @__PURE__ */ Object.create(null);\nfunction fieldAccess(left, right, ast, ev) {\n  switch (left?.constructor) {\n    case void 0:\n    case Object: {\n      const v = hasOwn(left || empty, right) ? left[right] : void 0;\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Map: {\n      const v = left.get(right);\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Array:\n    case Set:\n      return ev.listType.field(left, right, ast, ev);\n    default:\n      const t = ev.objectTypesByConstructor.get(left.constructor);\n      if (t) return t.type.field(left, right, ast, ev);\n      else if (typeof left === "object") unsupportedType(ev, left.constructor.name);\n  }\n  throw ev.createError("no_such_key", `No such key: ${right}`, ast);\n}\nvar emptyList = () => [];\nvar emptyMap = () => ({});\nvar OPERATORS = {\n  value: {\n    check(chk, ast) {\n      return chk.debugType(ast.args);\n    },\n    evaluate(_ev, ast) {\n      return ast.args;\n    }\n  },\n  id: {\n    check(chk, ast, ctx) {\n      const variable = ctx.getVariable(ast.args);\n      if (!variable) throw chk.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n      if (variable.constant) {\n        const alternate = ast.clone(OPERATORS.value, variable.value);\n        ast.setMeta("alternate", alternate);\n        return chk.check(alternate, ctx);\n      }\n      return variable.type;\n    },\n    evaluate(ev, ast, ctx) {\n      return ctx.getCheckedValue(ev, ast);\n    }\n  },\n  ".": {\n    alias: "fieldAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  ".?": {\n    alias: "optionalFieldAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  "[]": {\n    alias: "bracketAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinary\n  },\n  "[?]": {\n    alias: "optionalBracketAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinary\n  },\n  call: {\n    check(chk, ast, ctx) {\n      const [functionName, args] = ast.args;\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        false,\n        functionName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      const decl = candidates.findFunction(argTypes);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${functionName}(${chk.formatTypeList(argTypes)})\'`,\n          ast\n        );\n      }\n      const handle = argTypes.some((t) => t.hasDynType) ? callFn : decl.handler.__handle ??= (l, _ast, e) => callFunctionHandler(decl.handler, e, l, _ast);\n      ast.handle = maybeAsync(args, false, handle);\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.args[1], ctx), ast, ev);\n    }\n  },\n  rcall: {\n    check(chk, ast, ctx) {\n      const [methodName, receiver, args] = ast.args;\n      const receiverType = chk.check(receiver, ctx);\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        true,\n        methodName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      ast.receiverWithArgs = [receiver, ...args];\n      ast.handle = maybeAsync(ast.receiverWithArgs, false, callRecFn);\n      if (receiverType.kind === "dyn" && candidates.returnType) return candidates.returnType;\n      const decl = candidates.findFunction(argTypes, receiverType);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${receiverType.type}.${methodName}(${chk.formatTypeList(\n            argTypes\n          )})\'`,\n          ast\n        );\n      }\n      if (!receiverType.hasPlaceholderType && !argTypes.some((t) => t.hasDynType)) {\n        const fn = decl.handler;\n        const handle = fn.__handle ??= (a, ev, _ast) => callFunctionHandler(fn, ev, a, _ast);\n        ast.handle = maybeAsync(ast.receiverWithArgs, false, handle);\n      }\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.receiverWithArgs, ctx), ev, ast);\n    }\n  },\n  list: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyList) && chk.getType("list<T>");\n      let valueType = chk.check(arr[0], ctx);\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      for (let i = 1; i < arrLen; i++)\n        valueType = check2(chk, ctx, valueType, arr[i], "heterogeneous_list_element");\n      return chk.registry.getListType(valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      return resolveAstArray(ev, ast.args, ctx);\n    }\n  },\n  map: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyMap) && chk.getType("map<K, V>");\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      let keyType = chk.check(arr[0][0], ctx);\n      let valueType = chk.check(arr[0][1], ctx);\n      for (let i = 1; i < arrLen; i++) {\n        const e = arr[i];\n        keyType = check2(chk, ctx, keyType, e[0], "heterogeneous_map_key");\n        valueType = check2(chk, ctx, valueType, e[1], "heterogeneous_map_value");\n      }\n      return chk.registry.getMapType(keyType, valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      const astEntries = ast.args;\n      const len = astEntries.length;\n      const results = new Array(len);\n      let async;\n      for (let i = 0; i < len; i++) {\n        const e = astEntries[i];\n        const k = ev.run(e[0], ctx);\n        const v = ev.run(e[1], ctx);\n        if (k instanceof Promise || v instanceof Promise) {\n          results[i] = Promise.all([k, v]);\n          async ??= true;\n        } else {\n          results[i] = [k, v];\n        }\n      }\n      if (async) return Promise.all(results).then(safeFromEntries);\n      return safeFromEntries(results);\n    }\n  },\n  comprehension: {\n    check(chk, ast, ctx) {\n      const args = ast.args;\n      args.iterCtx = ctx.forkWithVariable(args.iterVarName, comprehensionElementType(chk, args.iterable, ctx)).setAccuType(chk.check(args.init, ctx));\n      const stepType = chk.check(args.step, args.iterCtx);\n      const handler = args.errorsAreFatal ? runComprehension : runQualifier;\n      ast.handle = maybeAsync(args.iterable, false, handler);\n      if (args.kind === "quantifier") return chk.boolType;\n      return stepType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.args.iterable, ctx), ast.args, ev, ctx);\n    }\n  },\n  accuValue: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue;\n    }\n  },\n  accuInc: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue += 1;\n    }\n  },\n  accuPush: {\n    check(chk, ast, ctx) {\n      const listType2 = ctx.accuType;\n      const itemType = chk.check(ast.args, ctx);\n      if (!ast.args.maybeAsync) ast.setMeta("evaluate", OPERATORS.accuPush.evaluateSync);\n      if (listType2.kind === "list" && listType2.valueType.kind !== "param") return listType2;\n      return chk.registry.getListType(itemType);\n    },\n    evaluateSync(ev, ast, ctx) {\n      return ctx.accuValue.push(ev.run(ast.args, ctx)), ctx.accuValue;\n    },\n    evaluate(ev, ast, ctx) {\n      const arr = ctx.accuValue;\n      const el = ev.run(ast.args, ctx);\n      if (el instanceof Promise) return el.then((_e) => arr.push(_e) && arr);\n      arr.push(el);\n      return arr;\n    }\n  },\n  "?:": {\n    alias: "ternary",\n    check(chk, ast, ctx) {\n      const condast = ast.condition = ast.args[0];\n      const leftast = ast.left = ast.args[1];\n      const rightast = ast.right = ast.args[2];\n      const condType = chk.check(condast, ctx);\n      if (!condType.isDynOrBool()) {\n        throw chk.createError(\n          "invalid_condition_type",\n          `${condast.meta.label || "Ternary condition must be bool"}, got \'${chk.formatType(condType)}\'`,\n          condast\n        );\n      }\n      const leftType = chk.check(leftast, ctx);\n      const rightType = chk.check(rightast, ctx);\n      const unified = leftType.unify(chk.registry, rightType);\n      ast.handle = maybeAsync(condast, false, handleTernary);\n      if (unified) return unified;\n      throw chk.createError(\n        "incompatible_ternary_branches",\n        `Ternary branches must have the same type, got \'${chk.formatType(\n          leftType\n        )}\' and \'${chk.formatType(rightType)}\'`,\n        ast\n      );\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.condition, ctx), ev, ast, ctx);\n    }\n  },\n  "||": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === true) return true;\n      if (l === false) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(true, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === true ? _l : _logicalOp(true, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(true, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "&&": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === false) return false;\n      if (l === true) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(false, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === false ? _l : _logicalOp(false, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(false, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "!_": { alias: "unaryNot", check: checkUnary, evaluate: evaluateUnary },\n  "-_": { alias: "unaryMinus", check: checkUnary, evaluate: evaluateUnary }\n};\nvar binaryOperators = ["!=", "==", "in", "+", "-", "*", "/", "%", "<", "<=", ">", ">="];\nfor (const op of binaryOperators) OPERATORS[op] = { check: checkBinary, evaluate: evaluateBinary };\nfor (const op of objKeys(OPERATORS)) {\n  const obj = OPERATORS[op];\n  obj.name = op;\n  if (obj.alias) OPERATORS[obj.alias] = obj;\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/macros.js\nvar identity = (x) => x;\nfunction assertIdentifier(node, message) {\n  if (node.op === "id") return node.args;\n  throw parseError("invalid_macro_argument", message, node);\n}\nfunction createMapExpander(hasFilter) {\n  const functionDesc = hasFilter ? "map(var, filter, transform)" : "map(var, transform)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} filter predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];\n    let step = transform.clone(OPERATORS.accuPush, transform);\n    if (predicate) {\n      const accuValue = predicate.clone(OPERATORS.accuValue);\n      step = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step, accuValue]);\n    }\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName: assertIdentifier(iterVar, invalidMsg),\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createFilterExpander() {\n  const functionDesc = "filter(var, predicate)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const iterVarName = assertIdentifier(args[0], invalidMsg);\n    const accuValue = callAst.clone(OPERATORS.accuValue);\n    const predicate = args[1].setMeta("label", label);\n    const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));\n    const step = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName,\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createQuantifierExpander(opts) {\n  const invalidMsg = `${opts.name}(var, predicate) invalid predicate iteration variable`;\n  const label = `${opts.name}(var, predicate) predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const predicate = args[1].setMeta("label", label);\n    const transform = opts.transform({ args, ast: callAst, predicate, opts });\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        kind: "quantifier",\n        errorsAreFatal: opts.errorsAreFatal || false,\n        iterable: receiver,\n        iterVarName: assertIdentifier(args[0], invalidMsg),\n        init: transform.init,\n        condition: transform.condition,\n        step: transform.step,\n        result: transform.result || identity\n      })\n    };\n  };\n}\nfunction createHasExpander() {\n  const invalidHasArgument = "has() invalid argument";\n  function evaluate2(ev, macro, ctx) {\n    const nodes = macro.macroHasProps;\n    let i = nodes.length;\n    let obj = ev.run(nodes[--i], ctx);\n    let inOptionalContext;\n    while (i--) {\n      const node = nodes[i];\n      if (node.op === ".?") inOptionalContext ??= true;\n      obj = ev.debugType(obj).fieldLazy(obj, node.args[1], node, ev);\n      if (obj !== void 0) continue;\n      if (!(!inOptionalContext && i && node.op === ".")) break;\n      throw evaluationError("no_such_key", `No such key: ${node.args[1]}`, node);\n    }\n    return obj !== void 0;\n  }\n  function typeCheck(checker, macro, ctx) {\n    let node = macro.args[0];\n    if (node.op !== ".") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n    if (!macro.macroHasProps) {\n      const props = [];\n      while (node.op === "." || node.op === ".?") node = props.push(node) && node.args[0];\n      if (node.op !== "id") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n      checker.check(node, ctx);\n      props.push(node);\n      macro.macroHasProps = props;\n    }\n    return checker.getType("bool");\n  }\n  return function({ args }) {\n    return { args, evaluate: evaluate2, typeCheck, async: false };\n  };\n}\nfunction registerMacros(registry) {\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler);\n  functionOverload("has(ast): bool", createHasExpander());\n  functionOverload(\n    "list.all(ast, ast): bool",\n    createQuantifierExpander({\n      name: "all",\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, true),\n          condition: identity,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists",\n      condition(accu) {\n        return !accu;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, false),\n          condition: opts.condition,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists_one(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists_one",\n      errorsAreFatal: true,\n      result(accu) {\n        return accu === 1;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        const accuValue = callAst.clone(OPERATORS.accuValue);\n        return {\n          init: callAst.clone(OPERATORS.value, 0),\n          step: predicate.clone(OPERATORS.ternary, [predicate, callAst.clone(OPERATORS.accuInc), accuValue]),\n          result: opts.result\n        };\n      }\n    })\n  );\n  functionOverload("list.map(ast, ast): list<dyn>", createMapExpander(false));\n  functionOverload("list.map(ast, ast, ast): list<dyn>", createMapExpander(true));\n  functionOverload("list.filter(ast, ast): list<dyn>", createFilterExpander());\n  class CelNamespace {\n  }\n  const celNamespace = new CelNamespace();\n  registry.registerType("CelNamespace", CelNamespace);\n  registry.registerConstant("cel", "CelNamespace", celNamespace);\n  function bindTypeCheck(checker, m, ctx) {\n    m.bindCtx = ctx.forkWithVariable(m.var, checker.check(m.val, ctx));\n    const type = checker.check(m.exp, m.bindCtx);\n    if (m.val.maybeAsync || m.exp.maybeAsync) return type;\n    m.ast.setMeta("async", false);\n    m.evaluate = bindEvaluateSync;\n    return type;\n  }\n  function bindOptionalEvaluate(ev, exp, bindCtx, ctx, boundValue) {\n    const res = ev.run(exp, ctx = bindCtx.reuse(ctx).setIterValue(boundValue, ev));\n    if (res instanceof Promise && ctx === bindCtx) ctx.async = true;\n    return res;\n  }\n  function bindEvaluate(ev, { val, exp, bindCtx }, ctx) {\n    const v = ev.run(val, ctx);\n    if (v instanceof Promise) return v.then((_v) => bindOptionalEvaluate(ev, exp, bindCtx, ctx, _v));\n    return bindOptionalEvaluate(ev, exp, bindCtx, ctx, v);\n  }\n  function bindEvaluateSync(ev, { val, exp, bindCtx }, ctx) {\n    return ev.run(exp, bindCtx.reuse(ctx).setIterValue(ev.run(val, ctx), ev));\n  }\n  functionOverload("CelNamespace.bind(ast, dyn, ast): dyn", ({ ast, args }) => {\n    return {\n      ast,\n      var: assertIdentifier(args[0], "invalid variable argument"),\n      val: args[1],\n      exp: args[2],\n      bindCtx: void 0,\n      typeCheck: bindTypeCheck,\n      evaluate: bindEvaluate\n    };\n  });\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/overloads.js\nfunction registerOverloads(registry) {\n  const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);\n  const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);\n  function verifyInteger(v, ast) {\n    if (v <= MAX_INT && v >= MIN_INT) return v;\n    throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);\n  }\n  function throwDivisionByZero(ast) {\n    throw evaluationError("division_by_zero", "division by zero", ast);\n  }\n  function throwModuloByZero(ast) {\n    throw evaluationError("modulo_by_zero", "modulo by zero", ast);\n  }\n  unaryOverload("!", "bool", (a) => !a);\n  unaryOverload("-", "int", (a) => -a);\n  binaryOverload("dyn<int>", `==`, `double`, (a, b) => a == b);\n  binaryOverload("dyn<int>", `==`, `uint`, (a, b) => a == b.valueOf());\n  binaryOverload("int", "*", "int", (a, b, ast) => verifyInteger(a * b, ast));\n  binaryOverload("int", "+", "int", (a, b, ast) => verifyInteger(a + b, ast));\n  binaryOverload("int", "-", "int", (a, b, ast) => verifyInteger(a - b, ast));\n  binaryOverload("int", "/", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwDivisionByZero(ast);\n    return a / b;\n  });\n  binaryOverload("int", "%", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwModuloByZero(ast);\n    return a % b;\n  });\n  unaryOverload("-", "double", (a) => -a);\n  binaryOverload("double", "*", "double", (a, b) => a * b);\n  binaryOverload("double", "+", "double", (a, b) => a + b);\n  binaryOverload("double", "-", "double", (a, b) => a - b);\n  binaryOverload("double", "/", "double", (a, b) => a / b);\n  binaryOverload("string", "+", "string", (a, b) => a + b);\n  binaryOverload("list<V>", "+", "list<V>", (a, b) => [...a, ...b]);\n  binaryOverload("bytes", "+", "bytes", (a, b) => {\n    if (!a.length) return b;\n    if (!b.length) return a;\n    const result = new Uint8Array(a.length + b.length);\n    result.set(a, 0);\n    result.set(b, a.length);\n    return result;\n  });\n  const GPD = "google.protobuf.Duration";\n  binaryOverload(GPD, "+", GPD, (a, b) => a.addDuration(b));\n  binaryOverload(GPD, "-", GPD, (a, b) => a.subtractDuration(b));\n  binaryOverload(GPD, "==", GPD, (a, b) => a.seconds === b.seconds && a.nanos === b.nanos);\n  const GPT = "google.protobuf.Timestamp";\n  binaryOverload(GPT, "==", GPT, (a, b) => a.getTime() === b.getTime());\n  binaryOverload(GPT, "-", GPT, (a, b) => Duration.fromMilliseconds(a.getTime() - b.getTime()), GPD);\n  binaryOverload(GPT, "-", GPD, (a, b) => b.subtractTimestamp(a));\n  binaryOverload(GPT, "+", GPD, (a, b) => b.extendTimestamp(a));\n  binaryOverload(GPD, "+", GPT, (a, b) => a.extendTimestamp(b));\n  function listIncludes(value, list, ast, ev) {\n    if (list instanceof Set && list.has(value)) return true;\n    for (const v of list) if (isEqual(value, v, ast, ev)) return true;\n    return false;\n  }\n  function mapIncludes(a, b) {\n    if (b instanceof Map) return b.get(a) !== void 0;\n    return hasOwn(b, a) ? b[a] !== void 0 : false;\n  }\n  function listMembership(value, list, ast, ev) {\n    return listIncludes(value, list, ast, ev);\n  }\n  binaryOverload("V", "in", "list<V>", listMembership);\n  binaryOverload("K", "in", "map<K, V>", mapIncludes);\n  for (const t of ["type", "null", "bool", "string", "int", "double"]) {\n    binaryOverload(t, "==", t, (a, b) => a === b);\n  }\n  binaryOverload("bytes", `==`, "bytes", (a, b) => {\n    if (a === b) return true;\n    let i = a.length;\n    if (i !== b.length) return false;\n    while (i--) if (a[i] !== b[i]) return false;\n    return true;\n  });\n  binaryOverload("list<V>", `==`, "list<V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (isArray(a) && isArray(b)) {\n      const length = a.length;\n      if (length !== b.length) return false;\n      for (let i = 0; i < length; i++) {\n        if (!isEqual(a[i], b[i], ast, ev)) return false;\n      }\n      return true;\n    }\n    if (a instanceof Set && b instanceof Set) {\n      if (a.size !== b.size) return false;\n      for (const value of a) if (!b.has(value)) return false;\n      return true;\n    }\n    const arr = a instanceof Set ? b : a;\n    const set = a instanceof Set ? a : b;\n    if (!isArray(arr)) return false;\n    if (arr.length !== set?.size) return false;\n    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;\n    return true;\n  });\n  binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (a instanceof Map && b instanceof Map) {\n      if (a.size !== b.size) return false;\n      for (const [key, value] of a)\n        if (!(b.has(key) && isEqual(value, b.get(key), ast, ev))) return false;\n      return true;\n    }\n    if (a instanceof Map || b instanceof Map) {\n      const obj = a instanceof Map ? b : a;\n      const map = a instanceof Map ? a : b;\n      const keysObj = objKeys(obj);\n      if (map.size !== keysObj.length) return false;\n      for (const [key, value] of map) {\n        if (!(key in obj && isEqual(value, obj[key], ast, ev))) return false;\n      }\n      return true;\n    }\n    const keysA = objKeys(a);\n    const keysB = objKeys(b);\n    if (keysA.length !== keysB.length) return false;\n    for (let i = 0; i < keysA.length; i++) {\n      const key = keysA[i];\n      if (!(key in b && isEqual(a[key], b[key], ast, ev))) return false;\n    }\n    return true;\n  });\n  binaryOverload("uint", "==", "uint", (a, b) => a.valueOf() === b.valueOf());\n  binaryOverload("dyn<uint>", `==`, `double`, (a, b) => a.valueOf() == b);\n  binaryOverload("uint", "+", "uint", (a, b) => new UnsignedInt(a.valueOf() + b.valueOf()));\n  binaryOverload("uint", "-", "uint", (a, b) => new UnsignedInt(a.valueOf() - b.valueOf()));\n  binaryOverload("uint", "*", "uint", (a, b) => new UnsignedInt(a.valueOf() * b.valueOf()));\n  binaryOverload("uint", "/", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwDivisionByZero(ast);\n    return new UnsignedInt(a.valueOf() / b.valueOf());\n  });\n  binaryOverload("uint", "%", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwModuloByZero(ast);\n    return new UnsignedInt(a.valueOf() % b.valueOf());\n  });\n  for (const [left, right] of [\n    ["bool", "bool"],\n    ["int", "int"],\n    ["uint", "uint"],\n    ["double", "double"],\n    ["string", "string"],\n    ["google.protobuf.Timestamp", "google.protobuf.Timestamp"],\n    ["google.protobuf.Duration", "google.protobuf.Duration"],\n    ["int", "uint"],\n    ["int", "double"],\n    ["double", "int"],\n    ["double", "uint"],\n    ["uint", "int"],\n    ["uint", "double"]\n  ]) {\n    binaryOverload(left, "<", right, (a, b) => a < b);\n    binaryOverload(left, "<=", right, (a, b) => a <= b);\n    binaryOverload(left, ">", right, (a, b) => a > b);\n    binaryOverload(left, ">=", right, (a, b) => a >= b);\n  }\n}\nfunction isEqual(a, b, ast, ev) {\n  if (a === b) return true;\n  switch (typeof a) {\n    case "undefined":\n    case "string":\n    case "boolean":\n      return false;\n    case "bigint":\n      if (typeof b === "number") return a == b;\n      return false;\n    case "number":\n      if (typeof b === "bigint") return a == b;\n      return false;\n    case "object":\n      if (typeof b !== "object") return false;\n      const leftType = ev.debugType(a);\n      const rightType = ev.debugType(b);\n      if (leftType !== rightType) return false;\n      const overload = ev.registry.findBinaryOverload("==", leftType, rightType);\n      if (!overload) return false;\n      return overload.handler(a, b, ast, ev);\n  }\n  throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/type-checker.js\nvar toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");\nvar TypeChecker = class extends Base {\n  constructor(opts, isEvaluating) {\n    super(opts);\n    this.createError = isEvaluating ? evaluationError : typeError;\n  }\n  /**\n   * Check an expression and return its inferred type\n   * @param {Array|any} ast - The AST node to check\n   * @returns {Object} The inferred type declaration\n   * @throws {TypeError} If type checking fails\n   */\n  check(ast, ctx) {\n    try {\n      return ast.checkedType ??= ast.check(this, ast, ctx);\n    } catch (error) {\n      throw attachErrorAst(error, ast);\n    }\n  }\n  checkAccessOnType(ast, ctx, leftType, allowMissingField = false) {\n    if (leftType === this.dynType) return leftType;\n    const indexTypeName = (ast.op === "[]" || ast.op === "[?]" ? this.check(ast.args[1], ctx) : this.stringType).type;\n    if (leftType.kind === "list") {\n      if (indexTypeName === "int" || indexTypeName === "dyn") return leftType.valueType;\n      throw this.createError("invalid_index_type", `List index must be int, got \'${indexTypeName}\'`, ast);\n    }\n    if (leftType.kind === "map") return leftType.valueType;\n    const customType = this.objectTypes.get(leftType.name);\n    if (customType) {\n      if (!(indexTypeName === "string" || indexTypeName === "dyn")) {\n        throw this.createError(\n          "invalid_index_type",\n          `Cannot index type \'${leftType.name}\' with type \'${indexTypeName}\'`,\n          ast\n        );\n      }\n      if (customType.fields) {\n        let keyName;\n        if (ast.op === "." || ast.op === ".?") keyName = ast.args[1];\n        else if (ast.args[1].op === "value") keyName = ast.args[1].args;\n        if (typeof keyName === "string") {\n          const fieldType = customType.fields[keyName];\n          if (fieldType) return fieldType;\n          if (allowMissingField) return this.dynType;\n          throw this.createError("no_such_key", `No such key: ${keyName}`, ast);\n        }\n      }\n      return this.dynType;\n    }\n    throw this.createError("cannot_index_type", `Cannot index type \'${this.formatType(leftType)}\'`, ast);\n  }\n  formatType(type) {\n    if (!type.hasPlaceholderType) return type.name;\n    return type.templated(this.registry, toDynTypeBinding).name;\n  }\n  formatTypeList(types) {\n    return types.map((t) => this.formatType(t)).join(", ");\n  }\n};\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/parser.js\nvar TOKEN = {\n  EOF: 0,\n  NUMBER: 1,\n  STRING: 2,\n  BOOLEAN: 3,\n  NULL: 4,\n  IDENTIFIER: 5,\n  PLUS: 6,\n  MINUS: 7,\n  MULTIPLY: 8,\n  DIVIDE: 9,\n  MODULO: 10,\n  EQ: 11,\n  NE: 12,\n  LT: 13,\n  LE: 14,\n  GT: 15,\n  GE: 16,\n  AND: 17,\n  OR: 18,\n  NOT: 19,\n  IN: 20,\n  LPAREN: 21,\n  RPAREN: 22,\n  LBRACKET: 23,\n  RBRACKET: 24,\n  LBRACE: 25,\n  RBRACE: 26,\n  DOT: 27,\n  COMMA: 28,\n  COLON: 29,\n  QUESTION: 30,\n  BYTES: 31\n};\nvar OP_FOR_TOKEN = {\n  [TOKEN.EQ]: OPERATORS["=="],\n  [TOKEN.PLUS]: OPERATORS["+"],\n  [TOKEN.MINUS]: OPERATORS["-"],\n  [TOKEN.MULTIPLY]: OPERATORS["*"],\n  [TOKEN.DIVIDE]: OPERATORS["/"],\n  [TOKEN.MODULO]: OPERATORS["%"],\n  [TOKEN.LE]: OPERATORS["<="],\n  [TOKEN.LT]: OPERATORS["<"],\n  [TOKEN.GE]: OPERATORS[">="],\n  [TOKEN.GT]: OPERATORS[">"],\n  [TOKEN.NE]: OPERATORS["!="],\n  [TOKEN.IN]: OPERATORS["in"]\n};\nvar TOKEN_BY_NUMBER = {};\nfor (const key in TOKEN) TOKEN_BY_NUMBER[TOKEN[key]] = key;\nvar HEX_CODES = new Uint8Array(128);\nfor (const ch of "0123456789abcdefABCDEF") HEX_CODES[ch.charCodeAt(0)] = 1;\nvar ESCAPE_ERRORS = {\n  bytes_unicode_escape: (e) => `\\\\${e} not allowed in bytes literals`,\n  invalid_unicode_escape: (e) => `Invalid Unicode escape: \\\\${e}`,\n  invalid_unicode_surrogate: (e) => `Invalid Unicode surrogate: \\\\${e}`,\n  invalid_hex_escape: (e) => `Invalid hex escape: \\\\${e}`,\n  invalid_octal_escape: () => "Octal escape must be 3 digits",\n  octal_escape_out_of_range: (e) => `Octal escape out of range: \\\\${e}`,\n  invalid_escape_sequence: (e) => `Invalid escape sequence: \\\\${e}`\n};\nvar STRING_ESCAPES = {\n  "\\\\": "\\\\",\n  "?": "?",\n  \'"\': \'"\',\n  "\'": "\'",\n  "`": "`",\n  a: "\\x07",\n  b: "\\b",\n  f: "\\f",\n  n: "\\n",\n  r: "\\r",\n  t: "	",\n  v: "\\v"\n};\nvar ASTNode = class _ASTNode {\n  #meta;\n  #input;\n  constructor(input, pos, start, end, op, args) {\n    this.#meta = { check: op.check, evaluate: op.evaluate };\n    this.#input = input;\n    this.op = op.name;\n    this.args = args;\n    this.pos = pos;\n    this.start = start;\n    this.end = end;\n  }\n  clone(op, args) {\n    return new _ASTNode(this.#input, this.pos, this.start, this.end, op, args);\n  }\n  get meta() {\n    return this.#meta;\n  }\n  get input() {\n    return this.#input;\n  }\n  #computeIsAsync() {\n    const ast = this.#meta.alternate ?? this;\n    switch (ast.op) {\n      case "value":\n      case "id":\n      case "accuValue":\n      case "accuInc":\n        return false;\n      case "accuPush":\n        return ast.args.maybeAsync;\n      case "!_":\n      case "-_":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.maybeAsync;\n      case "!=":\n      case "==":\n      case "in":\n      case "+":\n      case "-":\n      case "*":\n      case "/":\n      case "%":\n      case "<":\n      case "<=":\n      case ">":\n      case ">=":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.some((a) => a.maybeAsync);\n      case "call":\n      case "rcall":\n        if (ast.candidates?.async !== false) return true;\n        return (ast.receiverWithArgs || ast.args[1]).some((a) => a.maybeAsync);\n      case "comprehension":\n        return ast.args.iterable.maybeAsync || ast.args.step.maybeAsync;\n      case ".":\n      case ".?":\n        return ast.args[0].maybeAsync;\n      case "?:":\n      case "list":\n      case "[]":\n      case "[?]":\n        return ast.args.some((a) => a.maybeAsync);\n      case "||":\n      case "&&":\n        return ast.args.some((a) => a.maybeAsync);\n      case "map":\n        return ast.args.some((a) => a[0].maybeAsync || a[1].maybeAsync);\n      default:\n        return true;\n    }\n  }\n  /**\n   * Check whether we can optimize away async calling\n   * If no ast members includes a function, we can optimize the call\n   * for which we want to return true here.\n   * @returns {boolean}\n   */\n  get maybeAsync() {\n    return this.#meta.async ??= this.#computeIsAsync();\n  }\n  check(chk, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) return chk.check(meta.alternate, ctx);\n    else if (meta.macro) return meta.macro.typeCheck(chk, meta.macro, ctx);\n    return meta.check(chk, ast, ctx);\n  }\n  evaluate(ev, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) this.evaluate = this.#evaluateAlternate;\n    else if (meta.macro) this.evaluate = this.#evaluateMacro;\n    else this.evaluate = meta.evaluate;\n    return this.evaluate(ev, ast, ctx);\n  }\n  #evaluateAlternate(ev, ast, ctx) {\n    return (ast = this.#meta.alternate).evaluate(ev, ast, ctx);\n  }\n  #evaluateMacro(ev, ast, ctx) {\n    return (ast = this.#meta.macro).evaluate(ev, ast, ctx);\n  }\n  setMeta(key, value) {\n    return this.#meta[key] = value, this;\n  }\n  get range() {\n    return { start: this.start, end: this.end };\n  }\n  toOldStructure() {\n    const args = Array.isArray(this.args) ? this.args : [this.args];\n    return [this.op, ...args.map((a) => a instanceof _ASTNode ? a.toOldStructure() : a)];\n  }\n};\nvar Lexer = class {\n  input;\n  pos;\n  length;\n  tokenPos;\n  tokenType;\n  tokenValue;\n  reset(input) {\n    this.pos = 0;\n    this.input = input;\n    this.length = input.length;\n    return input;\n  }\n  token(pos, type, value) {\n    this.tokenPos = pos;\n    this.tokenType = type;\n    this.tokenValue = value;\n    return this;\n  }\n  // Read next token\n  nextToken() {\n    while (true) {\n      const { pos, input, length } = this;\n      if (pos >= length) return this.token(pos, TOKEN.EOF);\n      const ch = input[pos];\n      switch (ch) {\n        // Whitespaces\n        case " ":\n        case "	":\n        case "\\n":\n        case "\\r":\n          this.pos++;\n          continue;\n        // Operators\n        case "=":\n          if (input[pos + 1] !== "=") break;\n          return this.token((this.pos += 2) - 2, TOKEN.EQ);\n        case "&":\n          if (input[pos + 1] !== "&") break;\n          return this.token((this.pos += 2) - 2, TOKEN.AND);\n        case "|":\n          if (input[pos + 1] !== "|") break;\n          return this.token((this.pos += 2) - 2, TOKEN.OR);\n        case "+":\n          return this.token(this.pos++, TOKEN.PLUS);\n        case "-":\n          return this.token(this.pos++, TOKEN.MINUS);\n        case "*":\n          return this.token(this.pos++, TOKEN.MULTIPLY);\n        case "/":\n          if (input[pos + 1] === "/") {\n            while (this.pos < length && this.input[this.pos] !== "\\n") this.pos++;\n            continue;\n          }\n          return this.token(this.pos++, TOKEN.DIVIDE);\n        case "%":\n          return this.token(this.pos++, TOKEN.MODULO);\n        case "<":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.LE);\n          return this.token(this.pos++, TOKEN.LT);\n        case ">":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.GE);\n          return this.token(this.pos++, TOKEN.GT);\n        case "!":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.NE);\n          return this.token(this.pos++, TOKEN.NOT);\n        case "(":\n          return this.token(this.pos++, TOKEN.LPAREN);\n        case ")":\n          return this.token(this.pos++, TOKEN.RPAREN);\n        case "[":\n          return this.token(this.pos++, TOKEN.LBRACKET);\n        case "]":\n          return this.token(this.pos++, TOKEN.RBRACKET);\n        case "{":\n          return this.token(this.pos++, TOKEN.LBRACE);\n        case "}":\n          return this.token(this.pos++, TOKEN.RBRACE);\n        case ".":\n          return this.token(this.pos++, TOKEN.DOT);\n        case ",":\n          return this.token(this.pos++, TOKEN.COMMA);\n        case ":":\n          return this.token(this.pos++, TOKEN.COLON);\n        case "?":\n          return this.token(this.pos++, TOKEN.QUESTION);\n        case `"`:\n        case `\'`:\n          return this.readString(ch);\n        // Check for string prefixes (b, B, r, R followed by quote)\n        case "b":\n        case "B":\n        case "r":\n        case "R": {\n          const next = input[pos + 1];\n          if (next === \'"\' || next === "\'") return ++this.pos && this.readString(next, ch);\n          return this.readIdentifier();\n        }\n        default: {\n          const code = ch.charCodeAt(0);\n          if (code <= 57 && code >= 48) return this.readNumber();\n          if (this._isIdentifierCharCode(code)) return this.readIdentifier();\n        }\n      }\n      throw parseError("unexpected_character", `Unexpected character: ${ch}`, {\n        pos,\n        start: pos,\n        end: pos + 1,\n        input\n      });\n    }\n  }\n  // Characters: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\n  _isIdentifierCharCode(c) {\n    if (c < 48 || c > 122) return false;\n    return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;\n  }\n  _parseAsDouble(start, end) {\n    const value = Number(this.input.substring(start, end));\n    if (Number.isFinite(value)) return this.token(start, TOKEN.NUMBER, value);\n    throw parseError("invalid_number", `Invalid number: ${value}`, {\n      pos: start,\n      start,\n      end,\n      input: this.input\n    });\n  }\n  _parseAsBigInt(start, end, isHex, unsigned) {\n    const string = this.input.substring(start, end);\n    if (unsigned === "u" || unsigned === "U") {\n      this.pos++;\n      try {\n        return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));\n      } catch (_err) {\n      }\n    } else {\n      try {\n        return this.token(start, TOKEN.NUMBER, BigInt(string));\n      } catch (_err) {\n      }\n    }\n    throw parseError(\n      isHex ? "invalid_hex_integer" : "invalid_integer",\n      isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,\n      { pos: start, start, end: this.pos, input: this.input }\n    );\n  }\n  _readDigits(input, length, pos, code) {\n    while (pos < length && (code = input.charCodeAt(pos)) && !(code > 57 || code < 48)) pos++;\n    return pos;\n  }\n  _readExponent(input, length, pos) {\n    let ch = pos < length && input[pos];\n    if (ch === "e" || ch === "E") {\n      ch = ++pos < length && input[pos];\n      if (ch === "-" || ch === "+") pos++;\n      const start = pos;\n      pos = this._readDigits(input, length, pos);\n      if (start === pos)\n        throw parseError("invalid_exponent", "Invalid exponent", {\n          pos,\n          start: pos,\n          end: Math.min(pos + 1, input.length),\n          input\n        });\n    }\n    return pos;\n  }\n  readNumber() {\n    const { input, length, pos: start } = this;\n    let pos = start;\n    if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {\n      pos += 2;\n      while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;\n      return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);\n    }\n    pos = this._readDigits(input, length, pos);\n    if (pos + 1 < length) {\n      let isDouble = false;\n      let afterpos = input[pos] === "." ? this._readDigits(input, length, pos + 1) : pos + 1;\n      if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);\n      afterpos = this._readExponent(input, length, pos);\n      if (afterpos !== pos) (isDouble = true) && (pos = afterpos);\n      if (isDouble) return this._parseAsDouble(start, this.pos = pos);\n    }\n    return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);\n  }\n  readString(del, prefix) {\n    const { input: i, pos: s } = this;\n    if (i[s + 1] === del && i[s + 2] === del) return this.readTripleQuotedString(del, prefix);\n    return this.readSingleQuotedString(del, prefix);\n  }\n  _closeQuotedString(rawStart, rawValue, prefix, pos) {\n    switch (prefix) {\n      case "b":\n      case "B": {\n        const processed = this.processEscapes(rawStart, rawValue, true);\n        const bytes = new Uint8Array(processed.length);\n        for (let i = 0; i < processed.length; i++) bytes[i] = processed.charCodeAt(i) & 255;\n        return this.token(pos - 1, TOKEN.BYTES, bytes);\n      }\n      case "r":\n      case "R": {\n        return this.token(pos - 1, TOKEN.STRING, rawValue);\n      }\n      default: {\n        const value = this.processEscapes(rawStart, rawValue, false);\n        return this.token(pos, TOKEN.STRING, value);\n      }\n    }\n  }\n  readSingleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 1;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          const rawStart = start + 1;\n          const rawValue = input.slice(rawStart, pos);\n          this.pos = ++pos;\n          return this._closeQuotedString(rawStart, rawValue, prefix, start);\n        case "\\n":\n        case "\\r":\n          throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {\n            pos,\n            start: pos,\n            end: pos + 1,\n            input\n          });\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_string", "Unterminated string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  readTripleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 3;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {\n            const rawStart = start + 3;\n            const rawValue = input.slice(rawStart, pos);\n            this.pos = pos + 3;\n            return this._closeQuotedString(rawStart, rawValue, prefix, start);\n          }\n          break;\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  #escapeErr(code, offset, len, i, chars, extra) {\n    const start = offset + i;\n    return parseError(code, ESCAPE_ERRORS[code](extra), {\n      input: this.input,\n      pos: start,\n      start,\n      end: Math.min(start + chars, offset + len)\n    });\n  }\n  processEscapes(offset, str, isBytes) {\n    if (!str.includes("\\\\")) return str;\n    const len = str.length;\n    let result = "";\n    let i = 0;\n    while (i < len) {\n      if (str[i] !== "\\\\" || i + 1 >= len) {\n        result += str[i++];\n        continue;\n      }\n      const next = str[i + 1];\n      if (STRING_ESCAPES[next]) {\n        result += STRING_ESCAPES[next];\n        i += 2;\n      } else if (next === "u" || next === "U") {\n        if (isBytes) throw this.#escapeErr("bytes_unicode_escape", offset, len, i, 2, next);\n        const hexLen = next === "u" ? 4 : 8;\n        const hex = str.substring(i + 2, i + 2 + hexLen);\n        const c = Number.parseInt(hex, 16);\n        if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex) || c > 1114111)\n          throw this.#escapeErr("invalid_unicode_escape", offset, len, i, 2 + hexLen, next + hex);\n        if (c >= 55296 && c <= 57343)\n          throw this.#escapeErr("invalid_unicode_surrogate", offset, len, i, 2 + hexLen, next + hex);\n        result += String.fromCodePoint(c);\n        i += 2 + hexLen;\n      } else if (next === "x" || next === "X") {\n        const h = str.substring(i + 2, i + 4);\n        if (!/^[0-9a-fA-F]{2}$/.test(h))\n          throw this.#escapeErr("invalid_hex_escape", offset, len, i, 4, next + h);\n        result += String.fromCharCode(Number.parseInt(h, 16));\n        i += 4;\n      } else if (next >= "0" && next <= "7") {\n        const o = str.substring(i + 1, i + 4);\n        if (!/^[0-7]{3}$/.test(o)) throw this.#escapeErr("invalid_octal_escape", offset, len, i, 4);\n        const value = Number.parseInt(o, 8);\n        if (value > 255) throw this.#escapeErr("octal_escape_out_of_range", offset, len, i, 4, o);\n        result += String.fromCharCode(value);\n        i += 4;\n      } else {\n        throw this.#escapeErr("invalid_escape_sequence", offset, len, i, 2, next);\n      }\n    }\n    return result;\n  }\n  readIdentifier() {\n    const { pos, input, length } = this;\n    let p = pos;\n    while (p < length && this._isIdentifierCharCode(input[p].charCodeAt(0))) p++;\n    const value = input.substring(pos, this.pos = p);\n    switch (value) {\n      case "true":\n        return this.token(pos, TOKEN.BOOLEAN, true);\n      case "false":\n        return this.token(pos, TOKEN.BOOLEAN, false);\n      case "null":\n        return this.token(pos, TOKEN.NULL, null);\n      case "in":\n        return this.token(pos, TOKEN.IN);\n      default:\n        return this.token(pos, TOKEN.IDENTIFIER, value);\n    }\n  }\n};\nvar globalLexer = new Lexer();\nvar Parser = class {\n  lexer = globalLexer;\n  input = null;\n  maxDepthRemaining = null;\n  astNodesRemaining = null;\n  type = null;\n  pos = null;\n  constructor(limits, registry) {\n    this.limits = limits;\n    this.registry = registry;\n  }\n  #limitExceeded(limitKey, pos = this.pos) {\n    throw parseError("limit_exceeded", `Exceeded ${limitKey} (${this.limits[limitKey]})`, {\n      pos,\n      start: pos,\n      end: pos,\n      input: this.input\n    });\n  }\n  #node(start, end, op, args, pos = start) {\n    const node = new ASTNode(this.input, pos, start, end, op, args);\n    if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);\n    return node;\n  }\n  #infixNode(op, left, right) {\n    return this.#node(left.start, right.end, op, [left, right]);\n  }\n  #ternaryNode(expression, consequent, alternate) {\n    return this.#node(expression.start, alternate.end, OPERATORS.ternary, [\n      expression,\n      consequent,\n      alternate\n    ]);\n  }\n  #unaryNode(pos, op, arg) {\n    return this.#node(pos, arg.end, op, arg);\n  }\n  #accessNode(op, left, right, end, pos = left.start) {\n    return this.#node(left.start, end, op, [left, right], pos);\n  }\n  #advanceToken(returnValue = this.pos) {\n    const l = this.lexer.nextToken();\n    this.pos = l.tokenPos;\n    this.type = l.tokenType;\n    return returnValue;\n  }\n  // The value of the current token is accessed less regularly,\n  // so we use a getter to reduce assignment overhead\n  get value() {\n    return this.lexer.tokenValue;\n  }\n  consume(expectedType) {\n    if (this.type === expectedType) return this.#advanceToken();\n    throw parseError(\n      "expected_token",\n      `Expected ${TOKEN_BY_NUMBER[expectedType]}, got ${TOKEN_BY_NUMBER[this.type]}`,\n      { pos: this.pos, start: this.pos, end: this.lexer.pos, input: this.input }\n    );\n  }\n  match(type) {\n    return this.type === type;\n  }\n  // Parse entry point\n  parse(input) {\n    if (typeof input !== "string") {\n      throw parseError("expression_must_be_string", "Expression must be a string");\n    }\n    this.input = this.lexer.reset(input);\n    this.#advanceToken();\n    this.maxDepthRemaining = this.limits.maxDepth;\n    this.astNodesRemaining = this.limits.maxAstNodes;\n    const result = this.parseExpression();\n    if (this.match(TOKEN.EOF)) return result;\n    throw parseError(\n      "unexpected_character",\n      `Unexpected character: \'${this.input[this.lexer.pos - 1]}\'`,\n      {\n        pos: this.pos,\n        start: this.pos,\n        end: this.lexer.pos,\n        input: this.input\n      }\n    );\n  }\n  #expandMacro(start, end, op, args) {\n    const methodName = args[0];\n    const receiver = op === OPERATORS.rcall ? args[1] : null;\n    const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];\n    const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);\n    const ast = this.#node(start, end, op, args);\n    if (!decl) return ast;\n    const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });\n    if (macro.callAst) return ast.setMeta("alternate", macro.callAst);\n    return ast.setMeta("macro", macro).setMeta("async", isAsync(macro.evaluate, macro.async));\n  }\n  // Expression ::= LogicalOr (\'?\' Expression \':\' Expression)?\n  parseExpression() {\n    if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth");\n    const expr = this.parseLogicalOr();\n    if (!this.match(TOKEN.QUESTION)) return ++this.maxDepthRemaining && expr;\n    this.#advanceToken();\n    const consequent = this.parseExpression();\n    this.consume(TOKEN.COLON);\n    const alternate = this.parseExpression();\n    this.maxDepthRemaining++;\n    return this.#ternaryNode(expr, consequent, alternate);\n  }\n  // LogicalOr ::= LogicalAnd (\'||\' LogicalAnd)*\n  parseLogicalOr() {\n    let expr = this.parseLogicalAnd();\n    while (this.match(TOKEN.OR)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["||"], expr, this.parseLogicalAnd());\n    }\n    return expr;\n  }\n  // LogicalAnd ::= Equality (\'&&\' Equality)*\n  parseLogicalAnd() {\n    let expr = this.parseEquality();\n    while (this.match(TOKEN.AND)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["&&"], expr, this.parseEquality());\n    }\n    return expr;\n  }\n  // Equality ::= Relational ((\'==\' | \'!=\') Relational)*\n  parseEquality() {\n    let expr = this.parseRelational();\n    while (this.match(TOKEN.EQ) || this.match(TOKEN.NE)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseRelational());\n    }\n    return expr;\n  }\n  // Relational ::= Additive ((\'<\' | \'<=\' | \'>\' | \'>=\' | \'in\') Additive)*\n  parseRelational() {\n    let expr = this.parseAdditive();\n    while (this.match(TOKEN.LT) || this.match(TOKEN.LE) || this.match(TOKEN.GT) || this.match(TOKEN.GE) || this.match(TOKEN.IN)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseAdditive());\n    }\n    return expr;\n  }\n  // Additive ::= Multiplicative ((\'+\' | \'-\') Multiplicative)*\n  parseAdditive() {\n    let expr = this.parseMultiplicative();\n    while (this.match(TOKEN.PLUS) || this.match(TOKEN.MINUS)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseMultiplicative());\n    }\n    return expr;\n  }\n  // Multiplicative ::= Unary ((\'*\' | \'/\' | \'%\') Unary)*\n  parseMultiplicative() {\n    let expr = this.parseUnary();\n    while (this.match(TOKEN.MULTIPLY) || this.match(TOKEN.DIVIDE) || this.match(TOKEN.MODULO)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseUnary());\n    }\n    return expr;\n  }\n  // Unary ::= (\'!\' | \'-\')* Postfix\n  parseUnary() {\n    if (this.type === TOKEN.NOT) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryNot, this.parseUnary());\n    }\n    if (this.type === TOKEN.MINUS) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryMinus, this.parseUnary());\n    }\n    return this.parsePostfix();\n  }\n  // Postfix ::= Primary ((\'.\' IDENTIFIER (\'(\' ArgumentList \')\')? | \'[\' Expression \']\'))*\n  parsePostfix() {\n    let expr = this.parsePrimary();\n    const depth = this.maxDepthRemaining;\n    while (true) {\n      if (this.match(TOKEN.DOT)) {\n        const dot = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;\n        const propertyValue = this.value;\n        const start = this.pos;\n        const end = this.lexer.pos;\n        this.consume(TOKEN.IDENTIFIER);\n        if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {\n          const args = this.parseArgumentList();\n          const closeEnd = this.lexer.pos;\n          this.consume(TOKEN.RPAREN);\n          expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);\n        } else {\n          expr = this.#accessNode(op, expr, propertyValue, end, start);\n        }\n        continue;\n      }\n      if (this.match(TOKEN.LBRACKET)) {\n        const bracket = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", bracket);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalBracketAccess : OPERATORS.bracketAccess;\n        const index = this.parseExpression();\n        const closeEnd = this.lexer.pos;\n        this.consume(TOKEN.RBRACKET);\n        expr = this.#accessNode(op, expr, index, closeEnd);\n        continue;\n      }\n      break;\n    }\n    this.maxDepthRemaining = depth;\n    return expr;\n  }\n  // Primary ::= NUMBER | STRING | BOOLEAN | NULL | IDENTIFIER | \'(\' Expression \')\' | Array | Object\n  parsePrimary() {\n    switch (this.type) {\n      case TOKEN.NUMBER:\n      case TOKEN.STRING:\n      case TOKEN.BYTES:\n      case TOKEN.BOOLEAN:\n      case TOKEN.NULL:\n        return this.#consumeLiteral();\n      case TOKEN.IDENTIFIER:\n        return this.#parseIdentifierPrimary();\n      case TOKEN.LPAREN:\n        return this.#parseParenthesizedExpression();\n      case TOKEN.LBRACKET:\n        return this.parseList();\n      case TOKEN.LBRACE:\n        return this.parseMap();\n    }\n    throw parseError("unexpected_token", `Unexpected token: ${TOKEN_BY_NUMBER[this.type]}`, {\n      pos: this.pos,\n      start: this.pos,\n      end: this.lexer.pos,\n      input: this.input\n    });\n  }\n  #consumeLiteral() {\n    return this.#advanceToken(this.#node(this.pos, this.lexer.pos, OPERATORS.value, this.value));\n  }\n  #parseIdentifierPrimary() {\n    const value = this.value;\n    const end = this.lexer.pos;\n    const start = this.consume(TOKEN.IDENTIFIER);\n    if (RESERVED.has(value)) {\n      throw parseError("reserved_identifier", `Reserved identifier: ${value}`, {\n        pos: start,\n        start,\n        end,\n        input: this.input\n      });\n    }\n    if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value);\n    this.#advanceToken();\n    const args = this.parseArgumentList();\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RPAREN);\n    return this.#expandMacro(start, closeEnd, OPERATORS.call, [value, args]);\n  }\n  #parseParenthesizedExpression() {\n    this.consume(TOKEN.LPAREN);\n    const expr = this.parseExpression();\n    this.consume(TOKEN.RPAREN);\n    return expr;\n  }\n  parseList() {\n    const start = this.consume(TOKEN.LBRACKET);\n    const elements = [];\n    let remainingElements = this.limits.maxListElements;\n    if (!this.match(TOKEN.RBRACKET)) {\n      elements.push(this.parseExpression());\n      if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACKET)) break;\n        elements.push(this.parseExpression());\n        if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACKET);\n    return this.#node(start, closeEnd, OPERATORS.list, elements);\n  }\n  parseMap() {\n    const start = this.consume(TOKEN.LBRACE);\n    const props = [];\n    let remainingEntries = this.limits.maxMapEntries;\n    if (!this.match(TOKEN.RBRACE)) {\n      props.push(this.parseProperty());\n      if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACE)) break;\n        props.push(this.parseProperty());\n        if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACE);\n    return this.#node(start, closeEnd, OPERATORS.map, props);\n  }\n  parseProperty() {\n    return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];\n  }\n  parseArgumentList() {\n    const args = [];\n    let remainingArgs = this.limits.maxCallArguments;\n    if (!this.match(TOKEN.RPAREN)) {\n      args.push(this.parseExpression());\n      if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RPAREN)) break;\n        args.push(this.parseExpression());\n        if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      }\n    }\n    return args;\n  }\n};\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/options.js\nvar DEFAULT_LIMITS = objFreeze({\n  maxAstNodes: 1e5,\n  maxDepth: 250,\n  maxListElements: 1e3,\n  maxMapEntries: 1e3,\n  maxCallArguments: 32\n});\nvar LIMIT_KEYS = new Set(objKeys(DEFAULT_LIMITS));\nfunction createLimits(overrides, base = DEFAULT_LIMITS) {\n  const keys = overrides ? objKeys(overrides) : void 0;\n  if (!keys?.length) return base;\n  const merged = { ...base };\n  for (const key of keys) {\n    if (!LIMIT_KEYS.has(key)) throw new TypeError(`Unknown limits option: ${key}`);\n    const value = overrides[key];\n    if (typeof value !== "number") continue;\n    merged[key] = value;\n  }\n  return objFreeze(merged);\n}\nvar DEFAULT_OPTIONS = objFreeze({\n  unlistedVariablesAreDyn: false,\n  homogeneousAggregateLiterals: true,\n  enableOptionalTypes: false,\n  limits: DEFAULT_LIMITS\n});\nfunction bool(a, b, key) {\n  const value = a?.[key] ?? b?.[key];\n  if (typeof value !== "boolean") throw new TypeError(`Invalid option: ${key}`);\n  return value;\n}\nfunction createOptions(opts, base = DEFAULT_OPTIONS) {\n  if (!opts) return base;\n  return objFreeze({\n    unlistedVariablesAreDyn: bool(opts, base, "unlistedVariablesAreDyn"),\n    homogeneousAggregateLiterals: bool(opts, base, "homogeneousAggregateLiterals"),\n    enableOptionalTypes: bool(opts, base, "enableOptionalTypes"),\n    limits: createLimits(opts.limits, base.limits)\n  });\n}\n\n// ../main/node_modules/@marcbachmann/cel-js/lib/evaluator.js\nvar globalRegistry = createRegistry({ enableOptionalTypes: false });\nregisterFunctions(globalRegistry);\nregisterOverloads(globalRegistry);\nregisterMacros(globalRegistry);\nvar Environment = class _Environment {\n  #registry;\n  #evaluator;\n  #typeChecker;\n  #evalTypeChecker;\n  #parser;\n  constructor(opts, inherited) {\n    this.opts = createOptions(opts, inherited?.opts);\n    this.#registry = (inherited instanceof _Environment ? inherited.#registry : globalRegistry).clone(this.opts);\n    const childOpts = { registry: this.#registry, opts: this.opts };\n    this.#typeChecker = new TypeChecker(childOpts);\n    this.#evalTypeChecker = new TypeChecker(childOpts, true);\n    this.#evaluator = new Evaluator(childOpts);\n    this.#parser = new Parser(this.opts.limits, this.#registry);\n    Object.freeze(this);\n  }\n  clone(opts) {\n    return new _Environment(opts, this);\n  }\n  registerFunction(signature, handler, opts) {\n    this.#registry.registerFunctionOverload(signature, handler, opts);\n    return this;\n  }\n  registerOperator(string, handler, opts) {\n    this.#registry.registerOperatorOverload(string, handler, opts);\n    return this;\n  }\n  registerType(typename, constructor) {\n    this.#registry.registerType(typename, constructor);\n    return this;\n  }\n  registerVariable(name, type, opts) {\n    this.#registry.registerVariable(name, type, opts);\n    return this;\n  }\n  registerConstant(name, type, value) {\n    this.#registry.registerConstant(name, type, value);\n    return this;\n  }\n  hasVariable(name) {\n    return this.#registry.variables.has(name);\n  }\n  getDefinitions() {\n    return this.#registry.getDefinitions();\n  }\n  check(expression) {\n    try {\n      return this.#checkAST(this.#parser.parse(expression));\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #checkAST(ast) {\n    try {\n      const typeDecl = this.#typeChecker.check(ast, new RootContext(this.#registry));\n      return { valid: true, type: this.#formatTypeForCheck(typeDecl) };\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #formatTypeForCheck(typeDecl) {\n    if (typeDecl.name === `list<dyn>`) return "list";\n    if (typeDecl.name === `map<dyn, dyn>`) return "map";\n    return typeDecl.name;\n  }\n  parse(expression) {\n    const ast = this.#parser.parse(expression);\n    const evaluateParsed = this.#evaluateAST.bind(this, ast);\n    evaluateParsed.check = this.#checkAST.bind(this, ast);\n    evaluateParsed.ast = ast;\n    return evaluateParsed;\n  }\n  evaluate(expression, context) {\n    return this.#evaluateAST(this.#parser.parse(expression), context);\n  }\n  #evaluateAST(ast, ctx) {\n    if (ast.checkedType) {\n      return ast.evaluate(this.#evaluator, ast, new RootContext(this.#registry, ctx));\n    } else {\n      this.#evalTypeChecker.check(ast, ctx = new RootContext(this.#registry, ctx));\n      return ast.evaluate(this.#evaluator, ast, ctx);\n    }\n  }\n};\nvar Evaluator = class extends Base {\n  constructor(opts) {\n    super(opts);\n    this.createError = evaluationError;\n  }\n  #firstMapElement(coll) {\n    if (coll instanceof Map) return coll.entries().next().value;\n    for (const key in coll) return [key, coll[key]];\n  }\n  debugRuntimeType(value, checkedType) {\n    return checkedType?.hasDynType === false ? checkedType : this.debugTypeDeep(value);\n  }\n  debugTypeDeep(value) {\n    const runtimeType = this.debugType(value);\n    switch (runtimeType.kind) {\n      case "list": {\n        const first = value instanceof Array ? value[0] : value.values().next().value;\n        if (first === void 0) return runtimeType;\n        return this.registry.getListType(this.debugTypeDeep(first));\n      }\n      case "map": {\n        const first = this.#firstMapElement(value);\n        if (!first) return runtimeType;\n        return this.registry.getMapType(\n          runtimeType.keyType.hasDynType ? this.debugTypeDeep(first[0]) : runtimeType.keyType,\n          runtimeType.valueType.hasDynType ? this.debugTypeDeep(first[1]) : runtimeType.valueType\n        );\n      }\n      default:\n        return runtimeType;\n    }\n  }\n  tryEval(ast, ctx) {\n    try {\n      const res = this.run(ast, ctx);\n      if (res instanceof Promise) return res.catch((err) => err);\n      return res;\n    } catch (err) {\n      return err;\n    }\n  }\n  run(ast, ctx) {\n    return ast.evaluate(this, ast, ctx);\n  }\n};\nvar globalEnvironment = new Environment({\n  unlistedVariablesAreDyn: true\n});\nfunction parse(expression) {\n  return globalEnvironment.parse(expression);\n}\n\n// src/manifest/policy-expression.ts\nvar MAX_EXPRESSION_CHARS = 4096;\nvar compiledByText = /* @__PURE__ */ new Map();\nfunction compileExpression(expression) {\n  let compiled = compiledByText.get(expression);\n  if (compiled === void 0) compiledByText.set(expression, compiled = compileOnce(expression));\n  return compiled;\n}\nfunction compileOnce(expression) {\n  if (expression.length > MAX_EXPRESSION_CHARS) {\n    return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };\n  }\n  try {\n    const program = parse(expression);\n    const cost = estimateCost(program);\n    if (cost > MAX_EXPRESSION_COST) {\n      return {\n        ok: false,\n        expression,\n        reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)`\n      };\n    }\n    return { ok: true, expression, program };\n  } catch (err) {\n    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };\n    throw err;\n  }\n}\nvar MAX_EXPRESSION_COST = 1e6;\nvar COMPREHENSIONS = /* @__PURE__ */ new Set(["all", "exists", "exists_one", "map", "filter"]);\nfunction estimateCost(program) {\n  return estimate(program.ast, /* @__PURE__ */ new Map()).cost;\n}\nfunction isNode(x) {\n  return x !== null && typeof x === "object" && !Array.isArray(x) && "op" in x;\n}\nfunction estimate(node, scope) {\n  if (Array.isArray(node)) return { cost: node.reduce((sum2, x) => sum2 + estimate(x, scope).cost, 0), shape: void 0 };\n  if (!isNode(node)) return { cost: 0, shape: void 0 };\n  const args = node.args;\n  switch (node.op) {\n    case "id":\n      return { cost: 1, shape: typeof args === "string" ? scope.get(args) : void 0 };\n    case "list": {\n      const items = Array.isArray(args) ? args.map((a) => estimate(a, scope)) : [];\n      return { cost: 1 + sum(items.map((i) => i.cost)), shape: { length: items.length, element: joinShapes(items.map((i) => i.shape)) } };\n    }\n    case "map": {\n      const entries = Array.isArray(args) ? args.map((e) => Array.isArray(e) ? e.map((x) => estimate(x, scope)) : []) : [];\n      return { cost: 1 + sum(entries.flat().map((i) => i.cost)), shape: { length: entries.length, element: joinShapes(entries.map((e) => e[0]?.shape)) } };\n    }\n    case "rcall":\n      return estimateCall(node, scope);\n    case "+":\n    case "==":\n    case "!=":\n    case "in": {\n      const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];\n      const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);\n      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;\n      return { cost, shape };\n    }\n    default:\n      return { cost: 1 + estimate(args, scope).cost, shape: void 0 };\n  }\n}\nfunction estimateCall(node, scope) {\n  const [name, receiver, callArgs] = Array.isArray(node.args) ? node.args : [];\n  const params = Array.isArray(callArgs) ? callArgs : [];\n  const variable = isNode(params[0]) && params[0].op === "id" && typeof params[0].args === "string" ? params[0].args : void 0;\n  if (typeof name === "string" && COMPREHENSIONS.has(name) && variable !== void 0) {\n    const range = estimate(receiver, scope);\n    const inner = new Map(scope).set(variable, range.shape?.element);\n    const body = params.slice(1).map((p) => estimate(p, inner));\n    const times = range.shape?.length ?? 1;\n    const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));\n    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;\n    return { cost, shape };\n  }\n  if (name === "bind" && variable !== void 0) {\n    const value = estimate(params[1], scope);\n    const body = estimate(params[2], new Map(scope).set(variable, value.shape));\n    return { cost: 1 + value.cost + body.cost, shape: body.shape };\n  }\n  return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };\n}\nfunction joinShapes(shapes) {\n  let out;\n  for (const s of shapes) {\n    if (s === void 0) continue;\n    out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };\n  }\n  return out;\n}\nfunction deepSize(shape) {\n  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));\n}\nfunction sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\nfunction formatCost(n) {\n  return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");\n}\nfunction oneLine(message) {\n  return message.split("\\n")[0].trim();\n}\n\n// src/policy/run-check.ts\nfunction evaluateCheck(check2) {\n  const compiled = compileExpression(check2.expression);\n  if (!compiled.ok) return { ok: false, reason: `the expression does not compile: ${compiled.reason}` };\n  return runProgram(compiled.program, check2.context);\n}\nfunction runProgram(program, context) {\n  let value;\n  try {\n    value = program(context);\n  } catch (err) {\n    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };\n    throw err;\n  }\n  if (typeof value !== "boolean") return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };\n  return { ok: true, value };\n}\nfunction describe(value) {\n  if (value === null || value === void 0) return "null";\n  if (typeof value === "bigint" || typeof value === "number") return `a number (${String(value)})`;\n  if (typeof value === "string") return "a string";\n  if (Array.isArray(value)) return "a list";\n  return "a map";\n}\n\n// src/app/policy-worker.ts\nvar port = import_node_worker_threads.parentPort;\nif (port !== null) {\n  port.on("message", (checks) => {\n    checks.forEach((check2, index) => port.postMessage({ index, outcome: evaluateCheck(check2) }));\n  });\n  port.postMessage("ready");\n}\n' : void 0;
+    BUNDLED_WORKER = true ? '"use strict";\n\n// src/app/policy-worker.ts\nvar import_node_worker_threads = require("node:worker_threads");\n\n// node_modules/@marcbachmann/cel-js/lib/errors.js\nvar CelError = class extends Error {\n  #node;\n  #code;\n  #range;\n  #summary;\n  constructor({ name, code, message, node, cause, range }) {\n    super(message, cause ? { cause } : void 0);\n    this.name = name;\n    this.#code = code;\n    this.#summary = message;\n    this.#node = node;\n    this.#range = range && normalizeRange(range) || normalizeRange(node);\n    if (!node?.input) return;\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n  }\n  get node() {\n    return this.#node;\n  }\n  get code() {\n    return this.#code;\n  }\n  get range() {\n    return this.#range;\n  }\n  get summary() {\n    return this.#summary;\n  }\n  withAst(node) {\n    if (this.#node || !node?.input) return this;\n    this.#node = node;\n    this.#range ??= normalizeRange(node);\n    this.message = formatErrorWithHighlight(this.#summary, node, this.#range);\n    return this;\n  }\n};\nfunction normalizeArgs(name, defaultCode, message, node, cause) {\n  if (typeof message === "string") return { name, code: defaultCode, message, node, cause };\n  const opts = message;\n  if (typeof opts !== "object") throw new Error("First param to error must be a string or object");\n  return {\n    name,\n    code: opts.code || defaultCode,\n    message: opts.message,\n    node: opts.node,\n    cause: opts.cause,\n    range: opts.range\n  };\n}\nvar ParseError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("ParseError", "parse_error", message, node, cause));\n  }\n};\nvar EvaluationError = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("EvaluationError", "evaluation_error", message, node, cause));\n  }\n};\nvar TypeError2 = class extends CelError {\n  constructor(message, node, cause) {\n    super(normalizeArgs("TypeError", "type_error", message, node, cause));\n  }\n};\nfunction parseError(code, message, node) {\n  if (typeof code === "object") return new ParseError(code);\n  return new ParseError({ code, message, node });\n}\nfunction evaluationError(code, message, node) {\n  if (typeof code === "object") return new EvaluationError(code);\n  return new EvaluationError({ code, message, node });\n}\nfunction typeError(code, message, node) {\n  if (typeof code === "object") return new TypeError2(code);\n  return new TypeError2({ code, message, node });\n}\nfunction normalizeRange(node) {\n  const start = node?.pos ?? node?.start;\n  if (typeof start !== "number") return;\n  const end = typeof node.end === "number" ? node.end : start;\n  return { start, end };\n}\nfunction formatErrorWithHighlight(message, node, range) {\n  const pos = node.pos ?? range?.start;\n  if (typeof pos !== "number") return message;\n  const input = node.input;\n  let lineNum = 1;\n  let currentPos = 0;\n  let columnNum = 0;\n  while (currentPos < pos) {\n    if (input[currentPos] === "\\n") {\n      lineNum++;\n      columnNum = 0;\n    } else {\n      columnNum++;\n    }\n    currentPos++;\n  }\n  let contextStart = pos;\n  let contextEnd = pos;\n  while (contextStart > 0 && input[contextStart - 1] !== "\\n") contextStart--;\n  while (contextEnd < input.length && input[contextEnd] !== "\\n") contextEnd++;\n  const line = input.slice(contextStart, contextEnd);\n  const highlight = `> ${`${lineNum}`.padStart(4, " ")} | ${line}\n${" ".repeat(9 + columnNum)}^`;\n  return `${message}\n\n${highlight}`;\n}\nfunction attachErrorAst(error, node) {\n  if (error instanceof CelError) return error.withAst(node);\n  return error;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/optional.js\nvar Optional = class _Optional {\n  #value;\n  constructor(value) {\n    this.#value = value;\n  }\n  static of(value) {\n    if (value === void 0) return OPTIONAL_NONE;\n    return new _Optional(value);\n  }\n  static none() {\n    return OPTIONAL_NONE;\n  }\n  hasValue() {\n    return this.#value !== void 0;\n  }\n  value() {\n    if (this.#value === void 0) {\n      throw evaluationError("optional_value_missing", "Optional value is not present");\n    }\n    return this.#value;\n  }\n  or(optional) {\n    if (this.#value !== void 0) return this;\n    if (optional instanceof _Optional) return optional;\n    throw evaluationError(\n      "invalid_optional_argument",\n      "Optional.or must be called with an Optional argument"\n    );\n  }\n  orValue(defaultValue) {\n    return this.#value === void 0 ? defaultValue : this.#value;\n  }\n  get [Symbol.toStringTag]() {\n    return "optional";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return this.#value === void 0 ? `Optional { none }` : `Optional { value: ${JSON.stringify(this.#value)} }`;\n  }\n};\nvar OPTIONAL_NONE = Object.freeze(new Optional());\nvar OptionalNamespace = class {\n};\nvar optionalNamespace = new OptionalNamespace();\nfunction toggleOptionalTypes(registry, enable) {\n  const optionalConstant = enable ? optionalNamespace : void 0;\n  registry.deleteVariable("optional");\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n}\nfunction register(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;\n  registry.registerType("OptionalNamespace", OptionalNamespace);\n  registry.registerConstant("optional", "OptionalNamespace", optionalConstant);\n  functionOverload("optional.hasValue(): bool", (v) => v.hasValue());\n  functionOverload("optional<A>.value(): A", (v) => v.value());\n  registry.registerFunctionOverload("OptionalNamespace.none(): optional<T>", () => Optional.none());\n  functionOverload("OptionalNamespace.of(A): optional<A>", (_, value) => Optional.of(value));\n  function ensureOptional(value, ast, description) {\n    if (value instanceof Optional) return value;\n    throw evaluationError("optional_expected", `${description} must be optional`, ast);\n  }\n  function evaluateOptional(ev, macro, ctx) {\n    const v = ev.run(macro.receiver, ctx);\n    if (v instanceof Promise) return v.then((_v) => handleOptionalResolved(_v, ev, macro, ctx));\n    return handleOptionalResolved(v, ev, macro, ctx);\n  }\n  function handleOptionalResolved(value, ev, macro, ctx) {\n    const optional = ensureOptional(value, macro.receiver, `${macro.functionDesc} receiver`);\n    if (optional.hasValue()) return macro.onHasValue(optional);\n    return macro.onEmpty(ev, macro, ctx);\n  }\n  function ensureOptionalType(checker, node, ctx, description) {\n    const type = checker.check(node, ctx);\n    if (type.kind === "optional") return type;\n    if (type.kind === "dyn") return checker.getType("optional");\n    throw checker.createError("optional_expected", `${description} must be optional, got \'${type}\'`, node);\n  }\n  function createOptionalMacro({ functionDesc, evaluate: evaluate2, typeCheck, onHasValue, onEmpty }) {\n    return ({ ast, args, receiver }) => ({\n      ast,\n      functionDesc,\n      receiver,\n      arg: args[0],\n      evaluate: evaluate2,\n      typeCheck,\n      onHasValue,\n      onEmpty\n    });\n  }\n  const invalidOrValueReceiver = "optional.orValue() receiver";\n  const invalidOrReceiver = "optional.or(optional) receiver";\n  const invalidOrArg = "optional.or(optional) argument";\n  registry.registerFunctionOverload(\n    "optional.or(ast): optional<dyn>",\n    createOptionalMacro({\n      functionDesc: "optional.or(optional)",\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrReceiver);\n        const r = ensureOptionalType(check2, macro.arg, ctx, invalidOrArg);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      },\n      onHasValue: (optional) => optional,\n      onEmpty(ev, macro, ctx) {\n        const ast = macro.arg;\n        const v = ev.run(ast, ctx);\n        if (v instanceof Promise) return v.then((_v) => ensureOptional(_v, ast, invalidOrArg));\n        return ensureOptional(v, ast, invalidOrArg);\n      }\n    })\n  );\n  registry.registerFunctionOverload(\n    "optional.orValue(ast): dyn",\n    createOptionalMacro({\n      functionDesc: "optional.orValue(value)",\n      onHasValue: (optionalValue) => optionalValue.value(),\n      onEmpty(ev, macro, ctx) {\n        return ev.run(macro.arg, ctx);\n      },\n      evaluate: evaluateOptional,\n      typeCheck(check2, macro, ctx) {\n        const l = ensureOptionalType(check2, macro.receiver, ctx, invalidOrValueReceiver).valueType;\n        const r = check2.check(macro.arg, ctx);\n        if (!(macro.receiver.maybeAsync || macro.arg.maybeAsync)) macro.ast.setMeta("async", false);\n        const unified = l.unify(check2.registry, r);\n        if (unified) return unified;\n        throw check2.createError(\n          "incompatible_argument_type",\n          `${macro.functionDesc} argument must be compatible type, got \'${l}\' and \'${r}\'`,\n          macro.arg\n        );\n      }\n    })\n  );\n}\n\n// node_modules/@marcbachmann/cel-js/lib/globals.js\nvar hasOwn = Object.hasOwn;\nvar objKeys = Object.keys;\nvar objFreeze = Object.freeze;\nvar objEntries = Object.entries;\nvar isArray = Array.isArray;\nvar arrayFrom = Array.from;\nvar MIN_UINT = 0n;\nvar MAX_UINT = 18446744073709551615n;\nvar MAX_INT = 9223372036854775807n;\nvar MIN_INT = -9223372036854775808n;\nfunction isAsync(fn, fallback) {\n  if (fn?.[Symbol.toStringTag] === "AsyncFunction") return true;\n  return typeof fallback === "boolean" ? fallback : true;\n}\nvar RESERVED = /* @__PURE__ */ new Set([\n  "as",\n  "break",\n  "const",\n  "continue",\n  "else",\n  "for",\n  "function",\n  "if",\n  "import",\n  "let",\n  "loop",\n  "package",\n  "namespace",\n  "return",\n  "var",\n  "void",\n  "while",\n  "__proto__",\n  "prototype"\n]);\n\n// node_modules/@marcbachmann/cel-js/lib/functions.js\nvar UnsignedInt = class {\n  #value;\n  constructor(value) {\n    this.verify(typeof value === "bigint" ? value : BigInt(value));\n  }\n  get value() {\n    return this.#value;\n  }\n  valueOf() {\n    return this.#value;\n  }\n  toString() {\n    return `${this.#value}`;\n  }\n  verify(v) {\n    if (v < MIN_UINT || v > MAX_UINT) {\n      throw evaluationError("numeric_overflow", "Unsigned integer overflow");\n    }\n    this.#value = v;\n  }\n  get [Symbol.toStringTag]() {\n    return `value = ${this.#value}`;\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `UnsignedInteger { value: ${this.#value} }`;\n  }\n};\nvar billion = 1e9;\nvar billionBigInt = 1000000000n;\nvar UNIT_NANOSECONDS = {\n  h: 3600000000000n,\n  m: 60000000000n,\n  s: billionBigInt,\n  ms: 1000000n,\n  us: 1000n,\n  \\u00B5s: 1000n,\n  ns: 1n\n};\nvar Duration = class _Duration {\n  #seconds;\n  #nanos;\n  constructor(seconds, nanos = 0) {\n    this.#seconds = BigInt(seconds);\n    this.#nanos = nanos;\n  }\n  get seconds() {\n    return this.#seconds;\n  }\n  get nanos() {\n    return this.#nanos;\n  }\n  valueOf() {\n    return Number(this.#seconds) * 1e3 + this.#nanos / 1e6;\n  }\n  static fromMilliseconds(ms) {\n    const totalNanos = BigInt(Math.trunc(ms * 1e6));\n    const seconds = totalNanos / billionBigInt;\n    const nanos = Number(totalNanos % billionBigInt);\n    return new _Duration(seconds, nanos);\n  }\n  addDuration(other) {\n    const nanos = this.#nanos + other.nanos;\n    return new _Duration(\n      this.#seconds + other.seconds + BigInt(Math.floor(nanos / billion)),\n      nanos % billion\n    );\n  }\n  subtractDuration(other) {\n    const nanos = this.#nanos - other.nanos;\n    return new _Duration(\n      this.#seconds - other.seconds + BigInt(Math.floor(nanos / billion)),\n      (nanos + billion) % billion\n    );\n  }\n  extendTimestamp(ts) {\n    return new Date(\n      ts.getTime() + Number(this.#seconds) * 1e3 + Math.floor(this.#nanos / 1e6)\n    );\n  }\n  subtractTimestamp(ts) {\n    return new Date(\n      ts.getTime() - Number(this.#seconds) * 1e3 - Math.floor(this.#nanos / 1e6)\n    );\n  }\n  toString() {\n    const nanos = this.#nanos ? (this.#nanos / billion).toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 9 }).slice(1) : "";\n    return `${this.#seconds}${nanos}s`;\n  }\n  getHours() {\n    return this.#seconds / 3600n;\n  }\n  getMinutes() {\n    return this.#seconds / 60n;\n  }\n  getSeconds() {\n    return this.#seconds;\n  }\n  getMilliseconds() {\n    return this.#seconds * 1000n + BigInt(Math.floor(this.#nanos / 1e6));\n  }\n  get [Symbol.toStringTag]() {\n    return "google.protobuf.Duration";\n  }\n  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {\n    return `google.protobuf.Duration { seconds: ${this.#seconds}, nanos: ${this.#nanos} }`;\n  }\n};\nfunction registerFunctions(registry) {\n  const sync = { async: false };\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);\n  const identity2 = (v) => v;\n  functionOverload("dyn(dyn): dyn", identity2);\n  for (const _t in TYPES) {\n    const type = TYPES[_t];\n    if (!(type instanceof Type)) continue;\n    functionOverload(`type(${type.name}): type`, () => type);\n  }\n  functionOverload("bool(bool): bool", identity2);\n  functionOverload("bool(string): bool", (v) => {\n    switch (v) {\n      case "1":\n      case "t":\n      case "true":\n      case "TRUE":\n      case "True":\n        return true;\n      case "0":\n      case "f":\n      case "false":\n      case "FALSE":\n      case "False":\n        return false;\n      default:\n        throw evaluationError(\n          "bool_conversion_error",\n          `bool() conversion error: invalid string value "${v}"`\n        );\n    }\n  });\n  functionOverload("size(string): int", (v) => BigInt(stringSize(v)));\n  functionOverload("size(bytes): int", (v) => BigInt(v.length));\n  functionOverload("size(list): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("size(map): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("string.size(): int", (v) => BigInt(stringSize(v)));\n  functionOverload("bytes.size(): int", (v) => BigInt(v.length));\n  functionOverload("list.size(): int", (v) => BigInt(v.length ?? v.size));\n  functionOverload("map.size(): int", (v) => BigInt(v instanceof Map ? v.size : objKeys(v).length));\n  functionOverload("bytes(string): bytes", (v) => ByteOpts.fromString(v));\n  functionOverload("bytes(bytes): bytes", identity2);\n  functionOverload("double(double): double", identity2);\n  functionOverload("double(int): double", (v) => Number(v));\n  functionOverload("double(uint): double", (v) => Number(v));\n  functionOverload("double(string): double", (v) => {\n    if (!v || v !== v.trim())\n      throw evaluationError(\n        "double_conversion_error",\n        "double() type error: cannot convert to double"\n      );\n    const s = v.toLowerCase();\n    switch (s) {\n      case "inf":\n      case "+inf":\n      case "infinity":\n      case "+infinity":\n        return Number.POSITIVE_INFINITY;\n      case "-inf":\n      case "-infinity":\n        return Number.NEGATIVE_INFINITY;\n      case "nan":\n        return Number.NaN;\n      default: {\n        const parsed = Number(v);\n        if (!Number.isNaN(parsed)) return parsed;\n        throw evaluationError(\n          "double_conversion_error",\n          "double() type error: cannot convert to double"\n        );\n      }\n    }\n  });\n  functionOverload("int(int): int", identity2);\n  functionOverload("int(double): int", (v) => {\n    if (Number.isFinite(v)) return BigInt(Math.trunc(v));\n    throw evaluationError("numeric_overflow", "int() type error: integer overflow");\n  });\n  functionOverload("int(string): int", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n    }\n    try {\n      const num = BigInt(v);\n      if (num <= MAX_INT && num >= MIN_INT) return num;\n    } catch (_e) {\n    }\n    throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");\n  });\n  functionOverload("uint(uint): uint", identity2);\n  functionOverload("uint(int): uint", (v) => {\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("uint(double): uint", (v) => {\n    try {\n      return new UnsignedInt(Math.trunc(v));\n    } catch (e) {\n      throw evaluationError("numeric_overflow", "uint() type error: unsigned integer overflow");\n    }\n  });\n  functionOverload("uint(string): uint", (v) => {\n    if (v !== v.trim() || v.length > 20 || v.includes("0x")) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n    try {\n      return new UnsignedInt(v);\n    } catch (e) {\n      throw evaluationError("uint_conversion_error", "uint() type error: cannot convert to uint");\n    }\n  });\n  functionOverload("string(string): string", identity2);\n  functionOverload("string(bool): string", (v) => `${v}`);\n  functionOverload("string(int): string", (v) => `${v}`);\n  functionOverload("string(uint): string", (v) => `${v}`);\n  functionOverload("string(bytes): string", (v) => ByteOpts.toUtf8(v));\n  functionOverload("string(double): string", (v) => {\n    if (v === Infinity) return "+Inf";\n    if (v === -Infinity) return "-Inf";\n    return `${v}`;\n  });\n  functionOverload("string.startsWith(string): bool", (a, b) => a.startsWith(b));\n  functionOverload("string.endsWith(string): bool", (a, b) => a.endsWith(b));\n  functionOverload("string.contains(string): bool", (a, b) => a.includes(b));\n  functionOverload("string.lowerAscii(): string", (a) => a.toLowerCase());\n  functionOverload("string.upperAscii(): string", (a) => a.toUpperCase());\n  functionOverload("string.trim(): string", (a) => a.trim());\n  functionOverload(\n    "string.indexOf(string): int",\n    (string, search) => BigInt(string.indexOf(search))\n  );\n  functionOverload("string.indexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.indexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.indexOf(search, fromIndex));\n  });\n  functionOverload(\n    "string.lastIndexOf(string): int",\n    (string, search) => BigInt(string.lastIndexOf(search))\n  );\n  functionOverload("string.lastIndexOf(string, int): int", (string, search, fromIndex) => {\n    if (search === "") return fromIndex;\n    fromIndex = Number(fromIndex);\n    if (fromIndex < 0 || fromIndex >= string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.lastIndexOf(search, fromIndex): fromIndex out of range"\n      );\n    }\n    return BigInt(string.lastIndexOf(search, fromIndex));\n  });\n  functionOverload("string.substring(int): string", (string, start) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    return string.substring(start);\n  });\n  functionOverload("string.substring(int, int): string", (string, start, end) => {\n    start = Number(start);\n    if (start < 0 || start > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): start index out of range"\n      );\n    }\n    end = Number(end);\n    if (end < start || end > string.length) {\n      throw evaluationError(\n        "index_out_of_range",\n        "string.substring(start, end): end index out of range"\n      );\n    }\n    return string.substring(start, end);\n  });\n  functionOverload("string.matches(string): bool", (a, b) => {\n    try {\n      return new RegExp(b).test(a);\n    } catch (_err) {\n      throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);\n    }\n  });\n  functionOverload("string.split(string): list<string>", (s, sep) => s.split(sep));\n  functionOverload("string.split(string, int): list<string>", (s, sep, l) => {\n    l = Number(l);\n    if (l === 0) return [];\n    const parts = s.split(sep);\n    if (l < 0 || parts.length <= l) return parts;\n    const limited = parts.slice(0, l - 1);\n    limited.push(parts.slice(l - 1).join(sep));\n    return limited;\n  });\n  functionOverload("list<string>.join(): string", (v) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(): list must contain only strings"\n        );\n      }\n    }\n    return v.join("");\n  });\n  functionOverload("list<string>.join(string): string", (v, sep) => {\n    for (let i = 0; i < v.length; i++) {\n      if (typeof v[i] !== "string") {\n        throw evaluationError(\n          "invalid_list_element_type",\n          "string.join(separator): list must contain only strings"\n        );\n      }\n    }\n    return v.join(sep);\n  });\n  const textEncoder = new TextEncoder("utf8");\n  const textDecoder = new TextDecoder("utf8");\n  const ByteOpts = typeof Buffer !== "undefined" ? {\n    byteLength: (v) => Buffer.byteLength(v),\n    fromString: (str) => Buffer.from(str, "utf8"),\n    toHex: (b) => Buffer.prototype.hexSlice.call(b, 0, b.length),\n    toBase64: (b) => Buffer.prototype.base64Slice.call(b, 0, b.length),\n    toUtf8: (b) => Buffer.prototype.utf8Slice.call(b, 0, b.length),\n    jsonParse: (b) => JSON.parse(b)\n  } : {\n    textEncoder: new TextEncoder("utf8"),\n    byteLength: (v) => textEncoder.encode(v).length,\n    fromString: (str) => textEncoder.encode(str),\n    toHex: Uint8Array.prototype.toHex ? (b) => b.toHex() : (b) => arrayFrom(b, (i) => i.toString(16).padStart(2, "0")).join(""),\n    toBase64: Uint8Array.prototype.toBase64 ? (b) => b.toBase64() : (b) => btoa(arrayFrom(b, (i) => String.fromCodePoint(i)).join("")),\n    toUtf8: (b) => textDecoder.decode(b),\n    jsonParse: (b) => JSON.parse(textEncoder.decode(b))\n  };\n  functionOverload("bytes.json(): map", ByteOpts.jsonParse);\n  functionOverload("bytes.hex(): string", ByteOpts.toHex);\n  functionOverload("bytes.string(): string", ByteOpts.toUtf8);\n  functionOverload("bytes.base64(): string", ByteOpts.toBase64);\n  functionOverload("bytes.at(int): int", (b, index) => {\n    if (index < 0 || index >= b.length) {\n      throw evaluationError("index_out_of_range", "Bytes index out of range");\n    }\n    return BigInt(b[index]);\n  });\n  const TS = "google.protobuf.Timestamp";\n  const GPD = "google.protobuf.Duration";\n  const TimestampType = registry.registerType(TS, Date).typeType;\n  const DurationType = registry.registerType(GPD, Duration).typeType;\n  registry.registerConstant("google", "map<string, map<string, type>>", {\n    protobuf: { Duration: DurationType, Timestamp: TimestampType }\n  });\n  function tzDate(d, timeZone) {\n    return new Date(d.toLocaleString("en-US", { timeZone }));\n  }\n  function getDayOfYear(d, tz) {\n    const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());\n    const start = new Date(workingDate.getFullYear(), 0, 0);\n    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);\n  }\n  functionOverload(`timestamp(string): ${TS}`, (v) => {\n    if (v.length < 20 || v.length > 30) {\n      throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n    }\n    const d = new Date(v);\n    if (d <= 253402300799999 && d >= -621355968e5) return d;\n    throw evaluationError("invalid_timestamp", "timestamp() requires a string in ISO 8601 format");\n  });\n  functionOverload(`timestamp(int): ${TS}`, (i) => {\n    i = Number(i) * 1e3;\n    if (i <= 253402300799999 && i >= -621355968e5) return new Date(i);\n    throw evaluationError(\n      "invalid_timestamp",\n      "timestamp() requires a valid integer unix timestamp"\n    );\n  });\n  functionOverload(`${TS}.getDate(): int`, (d) => BigInt(d.getUTCDate()));\n  functionOverload(`${TS}.getDate(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDate()));\n  functionOverload(`${TS}.getDayOfMonth(): int`, (d) => BigInt(d.getUTCDate() - 1));\n  functionOverload(\n    `${TS}.getDayOfMonth(string): int`,\n    (d, tz) => BigInt(tzDate(d, tz).getDate() - 1)\n  );\n  functionOverload(`${TS}.getDayOfWeek(): int`, (d) => BigInt(d.getUTCDay()));\n  functionOverload(`${TS}.getDayOfWeek(string): int`, (d, tz) => BigInt(tzDate(d, tz).getDay()));\n  functionOverload(`${TS}.getDayOfYear(): int`, getDayOfYear);\n  functionOverload(`${TS}.getDayOfYear(string): int`, getDayOfYear);\n  functionOverload(`${TS}.getFullYear(): int`, (d) => BigInt(d.getUTCFullYear()));\n  functionOverload(`${TS}.getFullYear(string): int`, (d, tz) => BigInt(tzDate(d, tz).getFullYear()));\n  functionOverload(`${TS}.getHours(): int`, (d) => BigInt(d.getUTCHours()));\n  functionOverload(`${TS}.getHours(string): int`, (d, tz) => BigInt(tzDate(d, tz).getHours()));\n  functionOverload(`${TS}.getMilliseconds(): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMilliseconds(string): int`, (d) => BigInt(d.getUTCMilliseconds()));\n  functionOverload(`${TS}.getMinutes(): int`, (d) => BigInt(d.getUTCMinutes()));\n  functionOverload(`${TS}.getMinutes(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMinutes()));\n  functionOverload(`${TS}.getMonth(): int`, (d) => BigInt(d.getUTCMonth()));\n  functionOverload(`${TS}.getMonth(string): int`, (d, tz) => BigInt(tzDate(d, tz).getMonth()));\n  functionOverload(`${TS}.getSeconds(): int`, (d) => BigInt(d.getUTCSeconds()));\n  functionOverload(`${TS}.getSeconds(string): int`, (d, tz) => BigInt(tzDate(d, tz).getSeconds()));\n  const parseDurationPattern = /(\\d*\\.?\\d*)(ns|us|\xB5s|ms|s|m|h)/;\n  function parseDuration(string) {\n    if (!string) throw evaluationError("invalid_duration", `Invalid duration string: \'\'`);\n    const isNegative = string[0] === "-";\n    if (string[0] === "-" || string[0] === "+") string = string.slice(1);\n    let nanoseconds = BigInt(0);\n    while (true) {\n      const match = parseDurationPattern.exec(string);\n      if (!match) throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      if (match.index !== 0)\n        throw evaluationError("invalid_duration", `Invalid duration string: ${string}`);\n      string = string.slice(match[0].length);\n      const unitNanos = UNIT_NANOSECONDS[match[2]];\n      const [intPart = "0", fracPart = ""] = match[1].split(".");\n      const intVal = BigInt(intPart) * unitNanos;\n      const fracNanos = fracPart ? BigInt(fracPart.slice(0, 13).padEnd(13, "0")) * unitNanos / 10000000000000n : 0n;\n      nanoseconds += intVal + fracNanos;\n      if (string === "") break;\n    }\n    const seconds = nanoseconds >= billionBigInt ? nanoseconds / billionBigInt : 0n;\n    const nanos = Number(nanoseconds % billionBigInt);\n    if (isNegative) return new Duration(-seconds, -nanos);\n    return new Duration(seconds, nanos);\n  }\n  functionOverload(`duration(string): google.protobuf.Duration`, (s) => parseDuration(s));\n  functionOverload(`google.protobuf.Duration.getHours(): int`, (d) => d.getHours());\n  functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());\n  functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());\n  functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());\n  register(registry);\n}\nfunction stringSize(str) {\n  let count = 0;\n  for (const c of str) count++;\n  return count;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/registry.js\nvar Type = class {\n  #name;\n  constructor(name) {\n    this.#name = name;\n    objFreeze(this);\n  }\n  get name() {\n    return this.#name;\n  }\n  get [Symbol.toStringTag]() {\n    return `Type<${this.#name}>`;\n  }\n  toString() {\n    return `Type<${this.#name}>`;\n  }\n};\nvar TYPES = {\n  string: new Type("string"),\n  bool: new Type("bool"),\n  int: new Type("int"),\n  uint: new Type("uint"),\n  double: new Type("double"),\n  map: new Type("map"),\n  list: new Type("list"),\n  bytes: new Type("bytes"),\n  null_type: new Type("null"),\n  type: new Type("type")\n};\nvar optionalType = new Type("optional");\nvar valueTypeMatchers = {\n  dyn(v, ev) {\n    switch (typeof v) {\n      case "string":\n      case "bigint":\n      case "number":\n      case "boolean":\n        return true;\n      case "object":\n        switch (v ? v.constructor : v) {\n          case null:\n          case void 0:\n          case Object:\n          case Map:\n          case Array:\n          case Set:\n            return true;\n          default:\n            if (ev.objectTypesByConstructor.get(v.constructor)) return true;\n        }\n    }\n    return !!ev.debugType(v);\n  },\n  string(v) {\n    return typeof v === "string";\n  },\n  int(v) {\n    return typeof v === "bigint";\n  },\n  double(v) {\n    return typeof v === "number";\n  },\n  bool(v) {\n    return typeof v === "boolean";\n  },\n  null(v) {\n    return v === null;\n  },\n  bytes(v) {\n    return v instanceof Uint8Array;\n  },\n  uint(v) {\n    return v instanceof UnsignedInt;\n  },\n  type(v) {\n    return v instanceof Type;\n  },\n  list(v) {\n    switch (v?.constructor) {\n      case Array:\n      case Set:\n        return true;\n      default:\n        return false;\n    }\n  },\n  map(v) {\n    switch (typeof v === "object" && v ? v.constructor : null) {\n      case void 0:\n      case Object:\n      case Map:\n        return true;\n      default:\n        return false;\n    }\n  },\n  optional(v) {\n    return v instanceof Optional;\n  },\n  message(v, ev) {\n    return this === ev.debugType(v);\n  }\n};\nvalueTypeMatchers.param = valueTypeMatchers.dyn;\nvar TypeDeclaration = class {\n  #matchesCache = /* @__PURE__ */ new WeakMap();\n  constructor({ kind, type, name, keyType, valueType }) {\n    this.kind = kind;\n    this.type = type;\n    this.name = name;\n    this.keyType = keyType;\n    this.valueType = valueType;\n    this.unwrappedType = kind === "dyn" && valueType ? valueType.unwrappedType : this;\n    this.wrappedType = kind === "dyn" ? this : _createDynType(this.unwrappedType);\n    this.hasDynType = this.kind === "dyn" || this.valueType?.hasDynType || this.keyType?.hasDynType || false;\n    this.hasPlaceholderType = this.kind === "param" || this.keyType?.hasPlaceholderType || this.valueType?.hasPlaceholderType || false;\n    if (kind === "list") this.fieldLazy = this.#getListField;\n    else if (kind === "map") this.fieldLazy = this.#getMapField;\n    else if (kind === "message") this.fieldLazy = this.#getMessageField;\n    else if (kind === "optional") this.fieldLazy = this.#getOptionalField;\n    this.matchesValueType = valueTypeMatchers[name] || valueTypeMatchers[kind];\n    objFreeze(this);\n  }\n  isDynOrBool() {\n    return this.type === "bool" || this.kind === "dyn";\n  }\n  isEmpty() {\n    return this.valueType && this.valueType.kind === "param";\n  }\n  unify(r, t2) {\n    const t1 = this;\n    if (t1 === t2 || t1.kind === "dyn" || t2.kind === "param") return t1;\n    if (t2.kind === "dyn" || t1.kind === "param") return t2;\n    if (t1.kind !== t2.kind) return null;\n    if (!(t1.hasPlaceholderType || t2.hasPlaceholderType || t1.hasDynType || t2.hasDynType))\n      return null;\n    const valueType = t1.valueType.unify(r, t2.valueType);\n    if (!valueType) return null;\n    switch (t1.kind) {\n      case "optional":\n        return r.getOptionalType(valueType);\n      case "list":\n        return r.getListType(valueType);\n      case "map":\n        const keyType = t1.keyType.unify(r, t2.keyType);\n        return keyType ? r.getMapType(keyType, valueType) : null;\n    }\n  }\n  templated(r, bind) {\n    if (!this.hasPlaceholderType) return this;\n    switch (this.kind) {\n      case "dyn":\n        return this.valueType.templated(r, bind);\n      case "param":\n        return bind?.get(this.name) || this;\n      case "map":\n        return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));\n      case "list":\n        return r.getListType(this.valueType.templated(r, bind));\n      case "optional":\n        return r.getOptionalType(this.valueType.templated(r, bind));\n      default:\n        return this;\n    }\n  }\n  toString() {\n    return this.name;\n  }\n  #getOptionalField(obj, key, ast, ev) {\n    obj = obj instanceof Optional ? obj.orValue() : obj;\n    if (obj === void 0) return OPTIONAL_NONE;\n    const type = ev.debugType(obj);\n    try {\n      return Optional.of(type.fieldLazy(obj, key, ast, ev));\n    } catch (e) {\n      if (e instanceof EvaluationError) return OPTIONAL_NONE;\n      throw e;\n    }\n  }\n  #getMessageField(obj, key, ast, ev) {\n    const message = obj ? ev.objectTypesByConstructor.get(obj.constructor) : void 0;\n    if (!message) return;\n    const type = message.fields ? message.fields[key] : dynType;\n    if (!type) return void 0;\n    const value = obj instanceof Map ? obj.get(key) : obj[key];\n    if (value === void 0) return;\n    if (type.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${type}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getMapField(obj, key, ast, ev) {\n    const value = obj instanceof Map ? obj.get(key) : obj && hasOwn(obj, key) ? obj[key] : void 0;\n    if (value === void 0) return;\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "field_type_mismatch",\n      `Field \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  #getListElementAtIndex(list, pos) {\n    switch (list?.constructor) {\n      case Array:\n        return list[pos];\n      case Set: {\n        let i = 0;\n        for (const item of list) {\n          if (i++ !== pos) continue;\n          return item;\n        }\n      }\n    }\n  }\n  #getListField(obj, key, ast, ev) {\n    if (typeof key === "bigint") key = Number(key);\n    else if (typeof key !== "number") return;\n    const value = this.#getListElementAtIndex(obj, key);\n    if (value === void 0) {\n      if (!obj) return;\n      throw evaluationError(\n        "index_out_of_bounds",\n        `No such key: index out of bounds, index ${key} ${key < 0 ? "< 0" : `>= size ${obj.length || obj.size}`}`,\n        ast\n      );\n    }\n    if (this.valueType.matchesValueType(value, ev)) return value;\n    throw evaluationError(\n      "list_item_type_mismatch",\n      `List item with index \'${key}\' is not of type \'${this.valueType}\', got \'${ev.debugType(value)}\'`,\n      ast\n    );\n  }\n  fieldLazy() {\n  }\n  field(obj, key, ast, ev) {\n    const v = this.fieldLazy(obj, key, ast, ev);\n    if (v !== void 0) return v;\n    throw evaluationError("no_such_key", `No such key: ${key}`, ast);\n  }\n  matchesBoth(other) {\n    return this.matches(other) && other.matches(this);\n  }\n  matches(o) {\n    const s = this.unwrappedType;\n    o = o.unwrappedType;\n    if (s === o || s.kind === "dyn" || o.kind === "dyn" || o.kind === "param") return true;\n    return this.#matchesCache.get(o) ?? this.#matchesCache.set(o, this.#matches(s, o)).get(o);\n  }\n  #matches(s, o) {\n    switch (s.kind) {\n      case "dyn":\n      case "param":\n        return true;\n      case "list":\n        return o.kind === "list" && s.valueType.matches(o.valueType);\n      case "map":\n        return o.kind === "map" && s.keyType.matches(o.keyType) && s.valueType.matches(o.valueType);\n      case "optional":\n        return o.kind === "optional" && s.valueType.matches(o.valueType);\n      default:\n        return s.name === o.name;\n    }\n  }\n};\nvar macroEvaluateErr = `have a .callAst property or .evaluate(checker, macro, ctx) method.`;\nvar macroTypeCheckErr = `have a .callAst property or .typeCheck(checker, macro, ctx) method.`;\nfunction wrapMacroExpander(name, handler) {\n  const p = `Macro \'${name}\' must`;\n  return function macroExpander(opts) {\n    const macro = handler(opts);\n    if (!macro || typeof macro !== "object") throw new Error(`${p} return an object.`);\n    if (macro.callAst) return macro;\n    if (!macro.evaluate) throw new Error(`${p} ${macroEvaluateErr}`);\n    if (!macro.typeCheck) throw new Error(`${p} ${macroTypeCheckErr}`);\n    return macro;\n  };\n}\nvar VariableDeclaration = class {\n  constructor(name, type, description, value) {\n    this.name = name;\n    this.type = type;\n    this.description = description ?? null;\n    this.constant = value !== void 0;\n    this.value = value;\n    objFreeze(this);\n  }\n};\nvar FunctionDeclaration = class {\n  constructor({ name, receiverType, returnType, handler, description, params, async }) {\n    if (typeof name !== "string") throw new Error("name must be a string");\n    if (typeof handler !== "function") throw new Error("handler must be a function");\n    this.name = name;\n    this.async = isAsync(handler, async);\n    this.receiverType = receiverType ?? null;\n    this.returnType = returnType;\n    this.description = description ?? null;\n    this.params = params;\n    this.argTypes = params.map((p) => p.type);\n    this.macro = this.argTypes.includes(astType);\n    const receiverString = receiverType ? `${receiverType}.` : "";\n    this.signature = `${receiverString}${name}(${this.argTypes.join(", ")}): ${returnType}`;\n    this.handler = this.macro ? wrapMacroExpander(this.signature, handler) : handler;\n    this.partitionKey = `${receiverType ? "rcall" : "call"}:${name}:${params.length}`;\n    this.hasPlaceholderType = this.returnType.hasPlaceholderType || this.receiverType?.hasPlaceholderType || this.argTypes.some((t) => t.hasPlaceholderType) || false;\n    objFreeze(this);\n  }\n  matchesArgs(argTypes) {\n    return argTypes.length === this.argTypes.length && this.argTypes.every((t, i) => t.matches(argTypes[i])) ? this : null;\n  }\n};\nvar OperatorDeclaration = class {\n  constructor({ op, leftType, rightType, handler, returnType, async }) {\n    this.operator = op;\n    this.leftType = leftType;\n    this.rightType = rightType || null;\n    this.handler = handler;\n    this.async = isAsync(handler, async);\n    this.returnType = returnType;\n    if (rightType) this.signature = `${leftType} ${op} ${rightType}: ${returnType}`;\n    else this.signature = `${op}${leftType}: ${returnType}`;\n    this.hasPlaceholderType = this.leftType.hasPlaceholderType || this.rightType?.hasPlaceholderType || false;\n    objFreeze(this);\n  }\n  equals(other) {\n    return this.operator === other.operator && this.leftType === other.leftType && this.rightType === other.rightType;\n  }\n};\nfunction _createListType(valueType) {\n  return new TypeDeclaration({\n    kind: "list",\n    name: `list<${valueType}>`,\n    type: "list",\n    valueType\n  });\n}\nfunction _createPrimitiveType(name) {\n  return new TypeDeclaration({ kind: "primitive", name, type: name });\n}\nfunction _createMessageType(name) {\n  return new TypeDeclaration({ kind: "message", name, type: name });\n}\nfunction _createDynType(valueType) {\n  const name = valueType ? `dyn<${valueType}>` : "dyn";\n  return new TypeDeclaration({ kind: "dyn", name, type: name, valueType });\n}\nfunction _createOptionalType(valueType) {\n  const name = `optional<${valueType}>`;\n  return new TypeDeclaration({ kind: "optional", name, type: "optional", valueType });\n}\nfunction _createMapType(keyType, valueType) {\n  return new TypeDeclaration({\n    kind: "map",\n    name: `map<${keyType}, ${valueType}>`,\n    type: "map",\n    keyType,\n    valueType\n  });\n}\nfunction _createPlaceholderType(name) {\n  return new TypeDeclaration({ kind: "param", name, type: name });\n}\nvar dynType = _createDynType();\nvar astType = _createPrimitiveType("ast");\nvar listType = _createListType(dynType);\nvar mapType = _createMapType(dynType, dynType);\nvar celTypes = {\n  string: _createPrimitiveType("string"),\n  bool: _createPrimitiveType("bool"),\n  int: _createPrimitiveType("int"),\n  uint: _createPrimitiveType("uint"),\n  double: _createPrimitiveType("double"),\n  bytes: _createPrimitiveType("bytes"),\n  dyn: dynType,\n  null: _createPrimitiveType("null"),\n  type: _createPrimitiveType("type"),\n  optional: _createOptionalType(dynType),\n  list: listType,\n  "list<dyn>": listType,\n  map: mapType,\n  "map<dyn, dyn>": mapType\n};\nfor (const t of [celTypes.string, celTypes.double, celTypes.int]) {\n  const list = _createListType(t);\n  const map = _createMapType(celTypes.string, t);\n  celTypes[list.name] = list;\n  celTypes[map.name] = map;\n}\nObject.freeze(celTypes);\nvar Candidates = class {\n  returnType = null;\n  async = false;\n  macro = false;\n  #matchCache = null;\n  #checkCache = null;\n  /** @type {Array<FunctionDeclaration>|Array<OperatorDeclaration>} */\n  declarations = [];\n  constructor(registry) {\n    this.registry = registry;\n  }\n  [Symbol.iterator]() {\n    return this.declarations[Symbol.iterator]();\n  }\n  add(decl) {\n    this.returnType = (this.returnType || decl.returnType).unify(this.registry, decl.returnType) || dynType;\n    if (decl.macro) this.macro = decl;\n    if (decl.async && !this.async) this.async = true;\n    this.declarations.push(decl);\n    this.#matchCache?.clear();\n    this.#checkCache?.clear();\n  }\n  findFunction(argTypes, receiverType = null) {\n    for (let i = 0; i < this.declarations.length; i++) {\n      const match = this.#matchesFunction(this.declarations[i], argTypes, receiverType);\n      if (match) return match;\n    }\n    return null;\n  }\n  findUnaryOverload(left) {\n    const cached = (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left);\n    if (cached !== void 0) return cached;\n    let value = false;\n    for (const decl of this.declarations) {\n      if (decl.leftType !== left) continue;\n      value = decl;\n      break;\n    }\n    this.#matchCache.set(left, value);\n    return value;\n  }\n  findBinaryOverload(left, right) {\n    if (left.kind === "dyn" && left.valueType) right = right.wrappedType;\n    else if (right.kind === "dyn" && right.valueType) left = left.wrappedType;\n    return (this.#matchCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#matchCache, left, right, this.#findBinaryUncached(left, right));\n  }\n  checkBinaryOverload(left, right) {\n    return (this.#checkCache ??= /* @__PURE__ */ new Map()).get(left)?.get(right) ?? this.#cacheBinary(this.#checkCache, left, right, this.#checkBinaryUncached(left, right));\n  }\n  #cacheBinary(c, l, r, v) {\n    return (c.get(l) || c.set(l, /* @__PURE__ */ new Map()).get(l)).set(r, v), v;\n  }\n  #findBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    if (ops.length === 1) return ops[0];\n    throw new Error(`Operator overload \'${ops[0].signature}\' overlaps with \'${ops[1].signature}\'.`);\n  }\n  #checkBinaryUncached(left, right) {\n    const ops = this.#findBinaryOverloads(left, right);\n    if (ops.length === 0) return false;\n    let rt = ops[0].returnType;\n    for (let i = 1; i < ops.length; i++) rt = rt.unify(this.registry, ops[i].returnType) || dynType;\n    return rt;\n  }\n  #findBinaryOverloads(leftType, rightType) {\n    const nonexactMatches = [];\n    for (const decl of this.declarations) {\n      if (decl.leftType === leftType && decl.rightType === rightType) return [decl];\n      const secondary = this.#matchBinaryOverload(decl, leftType, rightType);\n      if (secondary) nonexactMatches.push(secondary);\n    }\n    if (nonexactMatches.length === 0) {\n      const op = this.declarations[0]?.operator;\n      if ((op === "==" || op === "!=") && leftType.kind === "dyn") {\n        return fallbackDynEqualityMatchers[op];\n      }\n    }\n    return nonexactMatches;\n  }\n  #matchBinaryOverload(decl, actualLeft, actualRight) {\n    const bindings = decl.hasPlaceholderType ? /* @__PURE__ */ new Map() : null;\n    const leftType = this.#matchTypeWithPlaceholders(decl.leftType, actualLeft, bindings);\n    if (!leftType) return;\n    const rightType = this.#matchTypeWithPlaceholders(decl.rightType, actualRight, bindings);\n    if (!rightType) return;\n    if ((decl.operator === "==" || decl.operator === "!=") && decl.leftType.kind === "dyn" && decl.leftType.valueType && actualLeft.kind !== "dyn" && actualRight.kind !== "dyn")\n      return false;\n    return decl.hasPlaceholderType ? {\n      async: decl.async,\n      signature: decl.signature,\n      handler: decl.handler,\n      leftType,\n      rightType,\n      returnType: decl.returnType.templated(this.registry, bindings)\n    } : decl;\n  }\n  #matchesFunction(fn, argTypes, receiverType) {\n    if (fn.hasPlaceholderType) return this.#matchWithPlaceholders(fn, argTypes, receiverType);\n    if (receiverType && fn.receiverType && !receiverType.matches(fn.receiverType)) return;\n    return fn.matchesArgs(argTypes);\n  }\n  #matchWithPlaceholders(fn, argTypes, receiverType) {\n    const bindings = /* @__PURE__ */ new Map();\n    if (receiverType && fn.receiverType) {\n      if (!this.#matchTypeWithPlaceholders(fn.receiverType, receiverType, bindings)) {\n        return null;\n      }\n    }\n    for (let i = 0; i < argTypes.length; i++) {\n      if (!this.#matchTypeWithPlaceholders(fn.argTypes[i], argTypes[i], bindings)) {\n        return null;\n      }\n    }\n    return {\n      async: fn.async,\n      handler: fn.handler,\n      signature: fn.signature,\n      returnType: fn.returnType.templated(this.registry, bindings)\n    };\n  }\n  #matchTypeWithPlaceholders(declared, actual, bindings) {\n    if (!declared.hasPlaceholderType) return actual.matches(declared) ? actual : null;\n    const treatAsDyn = actual.kind === "dyn";\n    if (!this.#collectPlaceholderBindings(declared, actual, bindings, treatAsDyn)) return null;\n    if (treatAsDyn) return actual;\n    return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;\n  }\n  #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {\n    if (!dec.hasPlaceholderType) return true;\n    if (!act) return false;\n    const asDyn = fromDyn || act.kind === "dyn";\n    act = act.unwrappedType;\n    switch (dec.kind) {\n      case "param": {\n        const type = asDyn ? dynType : act;\n        const existing = bind.get(dec.name);\n        if (!existing) return bind.set(dec.name, type) && true;\n        return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);\n      }\n      case "list": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "list") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "map": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "map") return false;\n        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n      case "optional": {\n        if (act.name === "dyn") act = dec;\n        if (act.kind !== "optional") return false;\n        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);\n      }\n    }\n    return true;\n  }\n};\nfunction splitByComma(str) {\n  const parts = [];\n  let current = "";\n  let depth = 0;\n  for (const char of str) {\n    if (char === "<") depth++;\n    else if (char === ">") depth--;\n    else if (char === "," && depth === 0) {\n      parts.push(current.trim());\n      current = "";\n      continue;\n    }\n    current += char;\n  }\n  if (current) parts.push(current.trim());\n  return parts;\n}\nvar objTypesDecls = [\n  [UnsignedInt, "uint", TYPES.uint, celTypes.uint],\n  [Type, "type", TYPES.type, celTypes.type],\n  [Optional, "optional", optionalType, celTypes.optional],\n  [Uint8Array, "bytes", TYPES.bytes, celTypes.bytes],\n  ...typeof Buffer !== "undefined" ? [[Buffer, "bytes", TYPES.bytes, celTypes.bytes]] : []\n].map(([ctor, name, typeType, type]) => Object.freeze({ name, typeType, type, ctor }));\nvar objTypes = objTypesDecls.map((t) => [t.name, t]);\nvar objTypesCtor = objTypesDecls.map((t) => [t.ctor, t]);\nvar invalidVar = (postfix) => new Error(`Invalid variable declaration: ${postfix}`);\nvar invalidType = (postfix) => new Error(`Invalid type declaration: ${postfix}`);\nvar fallbackDynEqualityMatchers = {\n  "==": [{ handler: (a, b) => a === b, returnType: celTypes.bool }],\n  "!=": [{ handler: (a, b) => a !== b, returnType: celTypes.bool }]\n};\nvar Registry = class _Registry {\n  #parent = null;\n  #typeDeclarations;\n  #ownsVariables = true;\n  #operators = null;\n  #functions = null;\n  #operatorsByOp = null;\n  #functionsByKey = null;\n  #listTypes = null;\n  #mapTypes = null;\n  #optionalTypes = null;\n  #others = null;\n  #locked = false;\n  constructor(opts = {}) {\n    this.enableOptionalTypes = opts.enableOptionalTypes ?? false;\n    this.unlistedVariablesAreDyn = opts.unlistedVariablesAreDyn ?? false;\n    const parent = opts.parent instanceof _Registry ? opts.parent : null;\n    if (parent) {\n      this.#parent = parent;\n      let opParent = parent;\n      while (opParent && !opParent.#operators) opParent = opParent.#parent;\n      let fnParent = parent;\n      while (fnParent && !fnParent.#functions) fnParent = fnParent.#parent;\n      this.#operatorsByOp = parent.#operatorsByOp;\n      this.#functionsByKey = parent.#functionsByKey;\n      this.#others = { operators: opParent.#operators, functions: fnParent.#functions };\n      this.objectTypes = new Map(parent.objectTypes);\n      this.objectTypesByConstructor = new Map(parent.objectTypesByConstructor);\n      this.variables = parent.variables;\n      this.#ownsVariables = false;\n      this.#typeDeclarations = parent.#typeDeclarations;\n      this.#listTypes = parent.#listTypes;\n      this.#mapTypes = parent.#mapTypes;\n      this.#optionalTypes = parent.#optionalTypes;\n      if (this.enableOptionalTypes !== parent.enableOptionalTypes || this.unlistedVariablesAreDyn !== parent.unlistedVariablesAreDyn) {\n        toggleOptionalTypes(this, this.enableOptionalTypes);\n      }\n    } else {\n      this.#operators = [];\n      this.#functions = [];\n      this.objectTypes = new Map(objTypes);\n      this.objectTypesByConstructor = new Map(objTypesCtor);\n      this.#typeDeclarations = new Map(objEntries(celTypes));\n      this.#listTypes = /* @__PURE__ */ new Map();\n      this.#mapTypes = /* @__PURE__ */ new Map();\n      this.#optionalTypes = /* @__PURE__ */ new Map();\n      this.variables = /* @__PURE__ */ new Map();\n      this.variables.dyn = this.unlistedVariablesAreDyn;\n      for (const n in TYPES) this.registerConstant(n, "type", TYPES[n]);\n    }\n  }\n  #ensureOwnVariables() {\n    if (this.#ownsVariables) return;\n    this.variables = new Map(this.variables);\n    this.variables.dyn = this.unlistedVariablesAreDyn;\n    this.#ownsVariables = true;\n  }\n  // Used by toggleOptionalTypes in optional.js to clear a variable before re-registering it\n  deleteVariable(name) {\n    this.#ensureOwnVariables();\n    this.variables.delete(name);\n  }\n  #pushOperator(decl) {\n    if (!this.#operators) this.#operatorsByOp = null;\n    this.operatorCandidates(decl.operator).add(decl);\n    this.#operators.push(decl);\n  }\n  #pushFunction(decl) {\n    if (!this.#functions) this.#functionsByKey = null;\n    this.#functionCandidates(decl.partitionKey).add(decl);\n    this.#functions.push(decl);\n  }\n  #ensureCandiate(c, key) {\n    return c.get(key) || c.set(key, new Candidates(this)).get(key);\n  }\n  #getOperators() {\n    if (this.#operators) return this.#operators;\n    return this.#operators = [...this.#others.operators];\n  }\n  #getFunctions() {\n    if (this.#functions) return this.#functions;\n    return this.#functions = [...this.#others.functions];\n  }\n  operatorCandidates(op) {\n    if (this.#operatorsByOp) return this.#ensureCandiate(this.#operatorsByOp, op);\n    const c = this.#operatorsByOp = /* @__PURE__ */ new Map();\n    for (const decl of this.#getOperators()) this.#ensureCandiate(c, decl.operator).add(decl);\n    return this.#ensureCandiate(c, op);\n  }\n  functionCandidates(rec, name, argLen) {\n    return this.#functionCandidates(`${rec ? "rcall" : "call"}:${name}:${argLen}`);\n  }\n  #functionCandidates(key) {\n    if (this.#functionsByKey) return this.#ensureCandiate(this.#functionsByKey, key);\n    const c = this.#functionsByKey = /* @__PURE__ */ new Map();\n    for (const decl of this.#getFunctions()) this.#ensureCandiate(c, decl.partitionKey).add(decl);\n    return this.#ensureCandiate(c, key);\n  }\n  registerVariable(name, type, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    let description = opts?.description;\n    let value;\n    if (typeof name === "string" && typeof type === "object" && !(type instanceof TypeDeclaration)) {\n      description = type.description;\n      value = type.value;\n      if (type.schema) type = this.registerType({ name: `$${name}`, schema: type.schema }).type;\n      else type = type.type;\n    } else if (typeof name === "object") {\n      if (name.schema) type = this.registerType({ name: `$${name.name}`, schema: name.schema }).type;\n      else type = name.type;\n      description = name.description;\n      value = name.value;\n      name = name.name;\n    }\n    if (typeof name !== "string" || !name) throw invalidVar(`name must be a string`);\n    if (RESERVED.has(name)) throw invalidVar(`\'${name}\' is a reserved name`);\n    if (this.variables.get(name) !== void 0) throw invalidVar(`\'${name}\' is already registered`);\n    if (typeof type === "string") type = this.getType(type);\n    else if (!(type instanceof TypeDeclaration)) throw invalidVar(`type is required`);\n    this.#ensureOwnVariables();\n    this.variables.set(name, new VariableDeclaration(name, type, description, value));\n    return this;\n  }\n  #registerSchemaAsType(name, schema) {\n    const fields = /* @__PURE__ */ Object.create(null);\n    for (const key of objKeys(schema)) {\n      const def = schema[key];\n      if (typeof def === "object" && def) {\n        fields[key] = this.registerType({ name: `${name}.${key}`, schema: def }).type.name;\n      } else if (typeof def === "string") {\n        fields[key] = def;\n      } else {\n        throw new Error(`Invalid field definition for \'${name}.${key}\'`);\n      }\n    }\n    return fields;\n  }\n  registerConstant(name, type, value) {\n    if (typeof name === "object") this.registerVariable(name);\n    else this.registerVariable({ name, type, value });\n    return this;\n  }\n  getType(typename) {\n    return this.#parseTypeString(typename, true);\n  }\n  getListType(type) {\n    return this.#listTypes.get(type) || this.#listTypes.set(type, this.#parseTypeString(`list<${type}>`, true)).get(type);\n  }\n  getMapType(a, b) {\n    return this.#mapTypes.get(a)?.get(b) || (this.#mapTypes.get(a) || this.#mapTypes.set(a, /* @__PURE__ */ new Map()).get(a)).set(b, this.#parseTypeString(`map<${a}, ${b}>`, true)).get(b);\n  }\n  getOptionalType(type) {\n    return this.#optionalTypes.get(type) || this.#optionalTypes.set(type, this.#parseTypeString(`optional<${type}>`, true)).get(type);\n  }\n  assertType(typename, type, signature) {\n    try {\n      return this.#parseTypeString(typename, true);\n    } catch (e) {\n      e.message = `Invalid ${type} \'${e.unknownType || typename}\' in \'${signature}\'`;\n      throw e;\n    }\n  }\n  getFunctionType(typename) {\n    if (typename === "ast") return astType;\n    const t = this.#parseTypeString(typename, true);\n    if (t.kind === "dyn" && t.valueType) throw new Error(`type \'${t.name}\' is not supported`);\n    return t;\n  }\n  registerType(name, _d) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof name === "object") _d = name, name = _d.fullName || _d.name || _d.ctor?.name;\n    if (typeof name === "string" && name[0] === ".") name = name.slice(1);\n    if (typeof name !== "string" || name.length < 2 || RESERVED.has(name)) {\n      throw invalidType(`name \'${name}\' is not valid`);\n    }\n    if (this.objectTypes.has(name)) throw invalidType(`type \'${name}\' already registered`);\n    const type = this.#parseTypeString(name, false);\n    if (type.kind !== "message") throw invalidType(`type \'${name}\' is not valid`);\n    const decl = {\n      name,\n      typeType: new Type(name),\n      type,\n      ctor: typeof _d === "function" ? _d : _d?.ctor,\n      convert: typeof _d === "function" ? void 0 : _d?.convert,\n      fields: typeof _d?.schema === "object" ? this.#normalizeFields(name, this.#registerSchemaAsType(name, _d.schema)) : this.#normalizeFields(name, typeof _d === "function" ? void 0 : _d?.fields)\n    };\n    if (typeof decl.ctor !== "function") {\n      if (!decl.fields) throw invalidType(`type \'${name}\' requires a constructor or fields`);\n      Object.assign(decl, this.#createDefaultConvert(name, decl.fields));\n    }\n    this.objectTypes.set(name, Object.freeze(decl));\n    this.objectTypesByConstructor.set(decl.ctor, decl);\n    this.registerFunctionOverload(`type(${name}): type`, () => decl.typeType, { async: false });\n    return decl;\n  }\n  /** @returns {TypeDeclaration} */\n  #parseTypeString(typeStr, requireKnownTypes = true) {\n    let match = this.#typeDeclarations.get(typeStr);\n    if (match) return match;\n    if (typeof typeStr !== "string" || !typeStr.length) {\n      throw new Error(`Invalid type: must be a string`);\n    }\n    match = typeStr.match(/^[A-Z]$/);\n    if (match) return this.#createDeclaration(_createPlaceholderType, typeStr, typeStr);\n    match = typeStr.match(/^(dyn|list|map|optional)<(.+)>$/);\n    if (!match) {\n      if (requireKnownTypes) {\n        const err = new Error(`Unknown type: ${typeStr}`);\n        err.unknownType = typeStr;\n        throw err;\n      }\n      return this.#createDeclaration(_createMessageType, typeStr, typeStr);\n    }\n    const kind = match[1];\n    const inner = match[2].trim();\n    switch (kind) {\n      case "dyn": {\n        const type = this.#parseTypeString(inner, requireKnownTypes).wrappedType;\n        this.#typeDeclarations.set(type.name, type);\n        return type;\n      }\n      case "list": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createListType, `list<${vType}>`, vType);\n      }\n      case "map": {\n        const parts = splitByComma(inner);\n        if (parts.length !== 2) throw new Error(`Invalid map type: ${typeStr}`);\n        const kType = this.#parseTypeString(parts[0], requireKnownTypes);\n        const vType = this.#parseTypeString(parts[1], requireKnownTypes);\n        return this.#createDeclaration(_createMapType, `map<${kType}, ${vType}>`, kType, vType);\n      }\n      case "optional": {\n        const vType = this.#parseTypeString(inner, requireKnownTypes);\n        return this.#createDeclaration(_createOptionalType, `optional<${vType}>`, vType);\n      }\n    }\n  }\n  #createDeclaration(creator, key, ...args) {\n    return this.#typeDeclarations.get(key) || this.#typeDeclarations.set(key, creator(...args)).get(key);\n  }\n  findMacro(name, hasReceiver, argLen) {\n    return this.functionCandidates(hasReceiver, name, argLen).macro;\n  }\n  findUnaryOverload(op, left) {\n    return this.operatorCandidates(op).findUnaryOverload(left);\n  }\n  findBinaryOverload(op, left, right) {\n    return this.operatorCandidates(op).findBinaryOverload(left, right);\n  }\n  #toCelFieldType(field) {\n    if (typeof field === "string") return { type: field };\n    if (field.id) return protobufjsFieldToCelType(field);\n    return field;\n  }\n  #toCelFieldDeclaration(typename, fields, k, requireKnownTypes = false) {\n    try {\n      const field = this.#toCelFieldType(fields[k]);\n      if (typeof field?.type !== "string") throw new Error(`unsupported declaration`);\n      return this.#parseTypeString(field.type, requireKnownTypes);\n    } catch (e) {\n      e.message = `Field \'${k}\' in type \'${typename}\' has unsupported declaration: ${JSON.stringify(fields[k])}`;\n      throw e;\n    }\n  }\n  #normalizeFields(typename, fields) {\n    if (!fields) return;\n    const all = /* @__PURE__ */ Object.create(null);\n    for (const k of objKeys(fields)) all[k] = this.#toCelFieldDeclaration(typename, fields, k);\n    return all;\n  }\n  #createDefaultConvert(name, fields) {\n    const keys = objKeys(fields);\n    const conversions = /* @__PURE__ */ Object.create(null);\n    for (const k of keys) {\n      const type = fields[k];\n      const decl = type.kind === "message" && this.objectTypes.get(type.name);\n      if (decl === false) conversions[k] = false;\n      else conversions[k] = decl.convert ? decl : false;\n    }\n    const Ctor = {\n      [name]: class extends Map {\n        #raw;\n        constructor(v) {\n          super();\n          this.#raw = v;\n        }\n        [Symbol.iterator]() {\n          if (this.size !== keys.length) for (const k of keys) this.get(k);\n          return super[Symbol.iterator]();\n        }\n        get(field) {\n          let v = super.get(field);\n          if (v !== void 0 || this.has(field)) return v;\n          const dec = conversions[field];\n          if (dec === void 0) return;\n          v = this.#raw instanceof Map ? this.#raw.get(field) : this.#raw?.[field];\n          if (dec && v && typeof v === "object") {\n            switch (v.constructor) {\n              case void 0:\n              case Object:\n              case Map:\n                v = dec.convert(v);\n            }\n          }\n          return super.set(field, v), v;\n        }\n      }\n    }[name];\n    return {\n      ctor: Ctor,\n      convert(v) {\n        if (!v) return;\n        if (v.constructor === Ctor) return v;\n        return new Ctor(v);\n      }\n    };\n  }\n  clone(opts) {\n    this.#locked = true;\n    return new _Registry({\n      parent: this,\n      unlistedVariablesAreDyn: opts.unlistedVariablesAreDyn,\n      enableOptionalTypes: opts.enableOptionalTypes\n    });\n  }\n  getDefinitions() {\n    const variables = [];\n    const functions = [];\n    for (const [, varDecl] of this.variables) {\n      if (!varDecl) continue;\n      variables.push({\n        name: varDecl.name,\n        description: varDecl.description || null,\n        type: varDecl.type.name\n      });\n    }\n    for (const decl of this.#getFunctions()) {\n      functions.push({\n        signature: decl.signature,\n        name: decl.name,\n        description: decl.description,\n        receiverType: decl.receiverType ? decl.receiverType.name : null,\n        returnType: decl.returnType.name,\n        params: decl.params.map((p) => ({\n          name: p.name,\n          type: p.type.name,\n          description: p.description\n        }))\n      });\n    }\n    return { variables, functions };\n  }\n  #parseSignature(signature) {\n    if (typeof signature !== "string") throw new Error("Invalid signature: must be a string");\n    const match = signature.match(/^(?:([a-zA-Z0-9.<>]+)\\.)?(\\w+)\\(([^)]*)\\):(.*)$/);\n    if (!match) throw new Error(`Invalid signature: ${signature}`);\n    const returnType = match[4].trim();\n    if (!returnType) throw new Error(`Invalid signature: ${signature}`);\n    return {\n      receiverType: match[1] || null,\n      name: match[2],\n      argTypes: splitByComma(match[3]),\n      returnType\n    };\n  }\n  /**\n   * @param {FunctionDeclaration} a\n   * @param {FunctionDeclaration} b\n   */\n  #functionSignatureOverlaps(a, b) {\n    if (a.name !== b.name) return false;\n    if (a.argTypes.length !== b.argTypes.length) return false;\n    if ((a.receiverType || b.receiverType) && (!a.receiverType || !b.receiverType)) return false;\n    const isDifferentReceiver = a.receiverType !== b.receiverType && a.receiverType !== dynType && b.receiverType !== dynType;\n    return !isDifferentReceiver && (b.macro || a.macro || b.argTypes.every((t, i) => {\n      const o = a.argTypes[i];\n      return t === o || t === dynType || o === dynType;\n    }));\n  }\n  /** @param {FunctionDeclaration} newDec */\n  #checkOverlappingSignatures(newDec) {\n    for (const decl of this.#functionCandidates(newDec.partitionKey)) {\n      if (!this.#functionSignatureOverlaps(decl, newDec)) continue;\n      throw new Error(\n        `Function signature \'${newDec.signature}\' overlaps with existing overload \'${decl.signature}\'.`\n      );\n    }\n  }\n  #normalizeParam(i, aType, param) {\n    if (!param) return { type: this.getFunctionType(aType), name: `arg${i}`, description: null };\n    const type = param.type || aType;\n    if (!type) throw new Error(`params[${i}].type is required`);\n    if (aType && type !== aType) throw new Error(`params[${i}].type not equal to signature type`);\n    return {\n      name: param.name || `arg${i}`,\n      type: this.getFunctionType(type),\n      description: param.description ?? null\n    };\n  }\n  registerFunctionOverload(s, handler, opts) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    if (typeof s === "object") opts = s;\n    else if (typeof handler === "object") opts = handler;\n    else if (!opts) opts = {};\n    const sig = typeof s === "string" ? s : opts.signature ?? void 0;\n    const parsed = sig !== void 0 ? this.#parseSignature(sig) : void 0;\n    const name = parsed?.name || opts.name;\n    const receiverType = parsed?.receiverType || opts.receiverType;\n    const argTypes = parsed?.argTypes;\n    const returnType = parsed?.returnType || opts.returnType;\n    const params = opts.params;\n    handler = typeof handler === "function" ? handler : opts.handler;\n    let dec;\n    try {\n      if (!name) throw new Error(`signature or name are required`);\n      if (!returnType) throw new Error(`must have a returnType`);\n      if (params) {\n        if (argTypes && params.length !== argTypes.length) {\n          throw new Error(`mismatched length in params and args in signature`);\n        }\n      } else if (!argTypes) throw new Error(`signature or params are required`);\n      dec = new FunctionDeclaration({\n        name,\n        async: opts?.async,\n        receiverType: receiverType ? this.getType(receiverType) : null,\n        returnType: this.getType(returnType),\n        handler,\n        description: opts.description,\n        params: (argTypes || params).map(\n          (_, i) => this.#normalizeParam(i, argTypes?.[i], params?.[i])\n        )\n      });\n    } catch (e) {\n      if (typeof sig === "string") e.message = `Invalid function declaration \'${sig}\': ${e.message}`;\n      else if (name) e.message = `Invalid function declaration \'${name}\': ${e.message}`;\n      else e.message = `Invalid function declaration: ${e.message}`;\n      throw e;\n    }\n    this.#checkOverlappingSignatures(dec);\n    this.#pushFunction(dec);\n  }\n  registerOperatorOverload(string, handler, opts) {\n    const unaryParts = string.match(/^([-!])([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/);\n    if (unaryParts) {\n      const [, op2, operandType, returnType2] = unaryParts;\n      return this.unaryOverload(op2, operandType, handler, returnType2, opts?.async);\n    }\n    const parts = string.match(\n      /^([\\w.<>]+) ([-+*%/]|==|!=|<|<=|>|>=|in) ([\\w.<>]+)(?::\\s*([\\w.<>]+))?$/\n    );\n    if (!parts) throw new Error(`Operator overload invalid: ${string}`);\n    const [, leftType, op, rightType, returnType] = parts;\n    return this.binaryOverload(leftType, op, rightType, handler, returnType);\n  }\n  unaryOverload(op, typeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    const leftType = this.assertType(typeStr, "type", `${op}${typeStr}`);\n    const returnType = this.assertType(\n      returnTypeStr || typeStr,\n      "return type",\n      `${op}${typeStr}: ${returnTypeStr || typeStr}`\n    );\n    const d = new OperatorDeclaration({ op: `${op}_`, leftType, returnType, handler, async });\n    this.#pushOperator(this.#assertOverload(d));\n  }\n  #hasOverload(d) {\n    for (const o of this.operatorCandidates(d.operator)) if (d.equals(o)) return true;\n    return false;\n  }\n  #assertOverload(decl) {\n    if (!this.#hasOverload(decl)) return decl;\n    throw new Error(`Operator overload already registered: ${decl.signature}`);\n  }\n  binaryOverload(leftTypeStr, op, rightTypeStr, handler, returnTypeStr, async) {\n    if (this.#locked) throw new Error("Cannot modify frozen registry");\n    returnTypeStr ??= isRelational.has(op) ? "bool" : leftTypeStr;\n    const sig = `${leftTypeStr} ${op} ${rightTypeStr}: ${returnTypeStr}`;\n    let leftType = this.assertType(leftTypeStr, "left type", sig);\n    let rightType = this.assertType(rightTypeStr, "right type", sig);\n    const returnType = this.assertType(returnTypeStr, "return type", sig);\n    if (leftType.kind === "dyn" && leftType.valueType) rightType = rightType.wrappedType;\n    else if (rightType.kind === "dyn" && rightType.valueType) leftType = leftType.wrappedType;\n    if (isRelational.has(op) && returnType.type !== "bool") {\n      throw new Error(`Comparison operator \'${op}\' must return \'bool\', got \'${returnType.type}\'`);\n    }\n    const dec = new OperatorDeclaration({ op, leftType, rightType, returnType, handler, async });\n    if (dec.hasPlaceholderType && !(rightType.hasPlaceholderType && leftType.hasPlaceholderType)) {\n      throw new Error(\n        `Operator overload with placeholders must use them in both left and right types: ${sig}`\n      );\n    }\n    this.#assertOverload(dec);\n    if (op === "==") {\n      const declarations = [\n        new OperatorDeclaration({\n          op: "!=",\n          leftType,\n          rightType,\n          handler(a, b, ast, ev) {\n            return !handler(a, b, ast, ev);\n          },\n          returnType,\n          async\n        })\n      ];\n      if (leftType !== rightType) {\n        declarations.push(\n          new OperatorDeclaration({\n            op: "==",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          }),\n          new OperatorDeclaration({\n            op: "!=",\n            leftType: rightType,\n            rightType: leftType,\n            handler(a, b, ast, ev) {\n              return !handler(b, a, ast, ev);\n            },\n            returnType,\n            async\n          })\n        );\n      }\n      for (const decl of declarations) this.#assertOverload(decl);\n      for (const decl of declarations) this.#pushOperator(decl);\n    }\n    this.#pushOperator(dec);\n  }\n};\nvar isRelational = /* @__PURE__ */ new Set(["<", "<=", ">", ">=", "==", "!=", "in"]);\nfunction createRegistry(opts) {\n  return new Registry(opts);\n}\nvar RootContext = class {\n  #vars;\n  #contextObj;\n  #contextMap;\n  #convertCache;\n  constructor(registry, context) {\n    this.#vars = registry.variables;\n    if (context === void 0 || context === null) return;\n    if (typeof context !== "object") {\n      throw evaluationError("invalid_context", "Context must be an object");\n    }\n    if (context instanceof Map) this.#contextMap = context;\n    else this.#contextObj = context;\n  }\n  getValue(key) {\n    return this.#convertCache?.get(key) || (this.#contextObj ? this.#contextObj[key] : this.#contextMap?.get(key));\n  }\n  getVariable(name) {\n    return this.#vars.get(name) ?? (this.#vars.dyn && !RESERVED.has(name) ? new VariableDeclaration(name, dynType) : void 0);\n  }\n  getCheckedValue(ev, ast) {\n    const v = this.getValue(ast.args);\n    if (v === void 0) throw ev.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n    if (ast.checkedType.matchesValueType(v, ev)) return v;\n    const type = ast.checkedType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return (this.#convertCache ??= /* @__PURE__ */ new Map()).set(ast.args, c), c;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${ast.args}\' is not of type \'${type}\', got \'${valueType}\'`,\n      ast\n    );\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new OverlayContext(this, iterVar, iterType);\n  }\n};\nvar OverlayContext = class _OverlayContext {\n  #parent;\n  accuType;\n  accuValue;\n  iterValue;\n  constructor(parent, iterVar, iterType) {\n    this.#parent = parent;\n    this.iterVar = iterVar;\n    this.iterType = iterType;\n  }\n  forkWithVariable(iterVar, iterType) {\n    return new _OverlayContext(this, iterVar, iterType);\n  }\n  reuse(parent) {\n    if (!this.async) return this.#parent = parent, this;\n    const ctx = new _OverlayContext(parent, this.iterVar, this.iterType);\n    ctx.accuType = this.accuType;\n    return ctx;\n  }\n  setIterValue(v, ev) {\n    if (this.iterType.matchesValueType(v, ev)) return this.iterValue = v, this;\n    const type = this.iterType;\n    const valueType = ev.debugType(v);\n    if (type.kind === "message" && valueType.kind === "map") {\n      const c = ev.objectTypes.get(type.name)?.convert?.(v);\n      if (c) return this.iterValue = c, this;\n    }\n    throw ev.createError(\n      "variable_type_mismatch",\n      `Variable \'${this.iterVar}\' is not of type \'${type}\', got \'${valueType}\'`\n    );\n  }\n  setAccuType(type) {\n    return this.accuType = type, this;\n  }\n  setAccuValue(v) {\n    return this.accuValue = v, this;\n  }\n  getValue(key) {\n    return this.iterVar === key ? this.iterValue : this.#parent.getValue(key);\n  }\n  getCheckedValue(ev, ast) {\n    if (this.iterVar === ast.args) return this.iterValue;\n    return this.#parent.getCheckedValue(ev, ast);\n  }\n  getVariable(name) {\n    if (this.iterVar === name) return new VariableDeclaration(name, this.iterType);\n    return this.#parent.getVariable(name);\n  }\n};\nfunction protobufjsFieldToCelType(field) {\n  let fieldType;\n  if (field.map) {\n    const keyType = protobufjsTypeToCelType(field.keyType, field.resolvedKeyType);\n    const valueType = protobufjsTypeToCelType(field.type, field.resolvedType);\n    fieldType = `map<${keyType}, ${valueType}>`;\n  } else {\n    fieldType = protobufjsTypeToCelType(field.type, field.resolvedType);\n  }\n  return { type: field.repeated ? `list<${fieldType}>` : fieldType };\n}\nfunction protobufjsTypeToCelType(protoType, resolvedType) {\n  switch (protoType) {\n    case "string":\n      return "string";\n    case "bytes":\n      return "bytes";\n    case "bool":\n      return "bool";\n    // protobufjs uses JavaScript numbers for all numeric types\n    case "double":\n    case "float":\n    case "int32":\n    case "int64":\n    case "sint32":\n    case "sint64":\n    case "sfixed32":\n    case "sfixed64":\n    case "uint32":\n    case "uint64":\n    case "fixed32":\n    case "fixed64":\n      return "double";\n    default:\n      switch (resolvedType?.constructor.name) {\n        case "Type":\n          return resolvedType.fullName.slice(1);\n        case "Enum":\n          return "int";\n      }\n      if (protoType?.includes(".")) return protoType;\n      return "dyn";\n  }\n}\n\n// node_modules/@marcbachmann/cel-js/lib/operators.js\nvar dynType2 = celTypes.dyn;\nvar Base = class {\n  dynType = celTypes.dyn;\n  optionalType = celTypes.optional;\n  stringType = celTypes.string;\n  intType = celTypes.int;\n  doubleType = celTypes.double;\n  boolType = celTypes.bool;\n  nullType = celTypes.null;\n  listType = celTypes.list;\n  mapType = celTypes.map;\n  constructor(opts) {\n    this.opts = opts.opts;\n    this.registry = opts.registry;\n    this.objectTypes = this.registry.objectTypes;\n    this.objectTypesByConstructor = this.registry.objectTypesByConstructor;\n  }\n  /**\n   * Get a TypeDeclaration instance for a type name\n   * @param {string} typeName - The type name (e.g., \'string\', \'int\', \'dyn\')\n   * @returns {TypeDeclaration} The type declaration instance\n   */\n  getType(typeName) {\n    return this.registry.getType(typeName);\n  }\n  debugType(v) {\n    switch (typeof v) {\n      case "string":\n        return this.stringType;\n      case "bigint":\n        return this.intType;\n      case "number":\n        return this.doubleType;\n      case "boolean":\n        return this.boolType;\n      case "object":\n        if (v === null) return this.nullType;\n        switch (v.constructor) {\n          case void 0:\n          case Object:\n          case Map:\n            return this.mapType;\n          case Array:\n          case Set:\n            return this.listType;\n          default:\n            return this.objectTypesByConstructor.get(v.constructor)?.type || unsupportedType(this, v.constructor?.name || typeof v);\n        }\n      default:\n        unsupportedType(this, typeof v);\n    }\n  }\n};\nfunction unsupportedType(self, type) {\n  throw self.createError("unsupported_type", `Unsupported type: ${type}`);\n}\nvar maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;\nfunction maybeAsync(l, r, h) {\n  if (r === true || r && (r?.maybeAsync || maybeAsyncArray(r))) return maybeAsyncBoth(h);\n  if (l === true || l && (l?.maybeAsync || maybeAsyncArray(l))) return maybeAsyncFirst(h);\n  return h;\n}\nfunction maybeAsyncBoth(handler) {\n  return handler.__asyncBoth ??= function handle(a, b, c, d) {\n    if (!(a instanceof Promise || b instanceof Promise)) return handler(a, b, c, d);\n    if (!(b instanceof Promise)) return a.then((_a) => handler(_a, b, c, d));\n    if (!(a instanceof Promise)) return b.then((_b) => handler(a, _b, c, d));\n    return Promise.all([a, b]).then((p) => handler(p[0], p[1], c, d));\n  };\n}\nfunction maybeAsyncFirst(handler) {\n  return handler.__asyncFirst ??= function handle(a, b, c, d) {\n    if (a instanceof Promise) return a.then((_a) => handler(_a, b, c, d));\n    return handler(a, b, c, d);\n  };\n}\nfunction checkAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(\n    ast.left,\n    ast.op === "[]" ? ast.right : false,\n    leftType !== dynType2 ? fieldAccessStatic : fieldAccess\n  );\n  if (leftType.kind !== "optional") return chk.checkAccessOnType(ast, ctx, leftType);\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, leftType.valueType, true));\n}\nfunction checkOptionalAccessNode(chk, ast, ctx) {\n  ast.right = ast.args[1];\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  if (ast.op === "[?]") chk.check(ast.right, ctx);\n  ast.handle = maybeAsync(ast.left, ast.op === "[?]" ? ast.right : false, oFieldAccess);\n  const actualType = leftType.kind === "optional" ? leftType.valueType : leftType;\n  return chk.registry.getOptionalType(chk.checkAccessOnType(ast, ctx, actualType, true));\n}\nvar HOMOGENEOUS_PREFIX = {\n  heterogeneous_list_element: "List elements must have the same type,",\n  heterogeneous_map_key: "Map key uses wrong type,",\n  heterogeneous_map_value: "Map value uses wrong type,"\n};\nfunction checkElementHomogenous(chk, ctx, expected, el, code) {\n  const type = chk.check(el, ctx);\n  if (type === expected || expected.isEmpty()) return type;\n  if (type.isEmpty()) return expected;\n  throw chk.createError(\n    code,\n    `${HOMOGENEOUS_PREFIX[code]} expected type \'${chk.formatType(expected)}\' but found \'${chk.formatType(type)}\'`,\n    el\n  );\n}\nfunction checkElement(chk, ctx, expected, el) {\n  return expected.unify(chk.registry, chk.check(el, ctx)) || dynType2;\n}\nfunction ternaryConditionError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_condition_type",\n    `${node.meta.label || "Ternary condition must be bool"}, got \'${type}\'`,\n    node\n  );\n}\nfunction handleTernary(c, ev, ast, ctx) {\n  if (c === true) return ev.run(ast.left, ctx);\n  if (c === false) return ev.run(ast.right, ctx);\n  throw ternaryConditionError(ev, c, ast.condition);\n}\nfunction logicalOperandError(ev, value, node) {\n  const type = ev.debugRuntimeType(value);\n  return ev.createError(\n    "invalid_logical_operand",\n    `Logical operator requires bool operands, got \'${type}\'`,\n    node\n  );\n}\nfunction logicalValueOrErr(ev, v, node) {\n  if (v instanceof Error) return v;\n  return logicalOperandError(ev, v, node);\n}\nfunction _logicalOp(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (right === !exp) {\n    if (left === right) return right;\n    throw logicalValueOrErr(ev, left, ast.left);\n  }\n  if (right instanceof Promise) return right.then((r) => _logicalOpAsync(exp, ev, ast, left, r));\n  throw logicalOperandError(ev, right, ast.left);\n}\nfunction _logicalOpAsync(exp, ev, ast, left, right) {\n  if (right === exp) return exp;\n  if (typeof right !== "boolean") throw logicalOperandError(ev, right, ast.right);\n  if (typeof left !== "boolean") throw logicalValueOrErr(ev, left, ast.left);\n  return !exp;\n}\nfunction checkLogicalOp(chk, ast, ctx) {\n  const leftType = chk.check(ast.left = ast.args[0], ctx);\n  const rightType = chk.check(ast.right = ast.args[1], ctx);\n  if (!leftType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(leftType)}\'`,\n      ast\n    );\n  }\n  if (!rightType.isDynOrBool()) {\n    throw chk.createError(\n      "invalid_logical_operand",\n      `Logical operator requires bool operands, got \'${chk.formatType(rightType)}\'`,\n      ast\n    );\n  }\n  return chk.boolType;\n}\nfunction checkUnary(chk, ast, ctx) {\n  const op = ast.op;\n  const right = chk.check(ast.args, ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  if (right.kind === "dyn") {\n    ast.handle = maybeAsync(ast.args, false, handleUnary);\n    return ast.candidates.returnType;\n  }\n  const overload = ast.candidates.findUnaryOverload(right);\n  if (!overload) {\n    throw chk.createError(\n      "no_such_overload",\n      `no such overload: ${op[0]}${chk.formatType(right)}`,\n      ast\n    );\n  }\n  ast.handle = maybeAsync(ast.args, false, overload.handler);\n  return overload.returnType;\n}\nfunction handleUnary(left, ast, ev) {\n  const leftType = ev.debugRuntimeType(left, ast.args.checkedType);\n  const overload = ast.candidates.findUnaryOverload(leftType);\n  if (overload) return overload.handler(left);\n  throw ev.createError("no_such_overload", `no such overload: ${ast.op[0]}${leftType}`, ast);\n}\nfunction evaluateUnary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.args, ctx), ast, ev);\n}\nfunction checkBinary(chk, ast, ctx) {\n  const op = ast.op;\n  const left = chk.check(ast.left = ast.args[0], ctx);\n  const right = chk.check(ast.right = ast.args[1], ctx);\n  ast.candidates = chk.registry.operatorCandidates(op);\n  const overload = left.hasDynType || right.hasDynType ? void 0 : ast.candidates.findBinaryOverload(left, right);\n  ast.handle = maybeAsync(ast.left, ast.right, overload?.handler || handleBinary);\n  if (overload) return overload.returnType;\n  const type = ast.candidates.checkBinaryOverload(left, right);\n  if (!left.hasDynType) ast.leftStaticType = left;\n  if (!right.hasDynType) ast.rightStaticType = right;\n  if (type) return type;\n  throw chk.createError(\n    "no_such_overload",\n    `no such overload: ${chk.formatType(left)} ${op} ${chk.formatType(right)}`,\n    ast\n  );\n}\nfunction evaluateBinary(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ev.run(ast.right, ctx), ast, ev);\n}\nfunction evaluateBinaryFirst(ev, ast, ctx) {\n  return ast.handle(ev.run(ast.left, ctx), ast.right, ast, ev);\n}\nfunction handleBinary(left, right, ast, ev) {\n  const leftType = ast.leftStaticType || ev.debugTypeDeep(left).wrappedType;\n  const rightType = ast.rightStaticType || ev.debugTypeDeep(right).wrappedType;\n  const overload = ast.candidates.findBinaryOverload(leftType, rightType);\n  if (overload) return overload.handler(left, right, ast, ev);\n  throw ev.createError(\n    "no_such_overload",\n    `no such overload: ${leftType} ${ast.op} ${rightType}`,\n    ast\n  );\n}\nfunction callFunctionHandler(handler, ev, args, ast) {\n  try {\n    const result = handler.apply(ev, args);\n    if (result instanceof Promise) {\n      return result.catch((error) => {\n        throw attachErrorAst(error, ast);\n      });\n    }\n    return result;\n  } catch (error) {\n    throw attachErrorAst(error, ast);\n  }\n}\nfunction callFn(args, ast, ev) {\n  const argAst = ast.args[1];\n  const types = ast.argTypes;\n  let i = argAst.length;\n  while (i--) types[i] = ev.debugRuntimeType(args[i], argAst[i].checkedType);\n  const decl = ast.candidates.findFunction(types);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction callRecFn(args, ev, ast) {\n  const [, receiverAst, argAst] = ast.args;\n  const types = ast.argTypes;\n  for (let i = 0; i < types.length; i++)\n    types[i] = ev.debugRuntimeType(args[i + 1], argAst[i].checkedType);\n  const receiverType = ev.debugRuntimeType(args[0], receiverAst.checkedType);\n  const decl = ast.candidates.findFunction(types, receiverType);\n  if (decl) return callFunctionHandler(decl.handler, ev, args, ast);\n  throw ev.createError(\n    "no_matching_overload",\n    `found no matching overload for \'${receiverType.type}.${ast.args[0]}(${types.map((t) => t.unwrappedType).join(", ")})\'`,\n    ast\n  );\n}\nfunction resolveAstArray(ev, astArray, ctx, i = astArray.length) {\n  if (i === 0) return [];\n  let async;\n  const results = new Array(i);\n  while (i--) if ((results[i] = ev.run(astArray[i], ctx)) instanceof Promise) async ??= true;\n  return async ? Promise.all(results) : results;\n}\nfunction safeFromEntries(entries) {\n  const obj = {};\n  for (let i = 0; i < entries.length; i++) {\n    const [k, v] = entries[i];\n    if (k === "__proto__" || k === "constructor" || k === "prototype") continue;\n    obj[k] = v;\n  }\n  return obj;\n}\nfunction comprehensionElementType(chk, iterable, ctx) {\n  const iterType = chk.check(iterable, ctx);\n  if (iterType.kind === "dyn") return iterType;\n  if (iterType.kind === "list") return iterType.valueType;\n  if (iterType.kind === "map") return iterType.keyType;\n  throw chk.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${chk.formatType(\n      iterType\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    iterable\n  );\n}\nfunction toIterable(ev, args, coll) {\n  if (coll instanceof Set) return [...coll];\n  if (coll instanceof Map) return [...coll.keys()];\n  if (coll && typeof coll === "object") return objKeys(coll);\n  throw ev.createError(\n    "invalid_comprehension_range",\n    `Expression of type \'${ev.debugType(\n      coll\n    )}\' cannot be range of a comprehension (must be list, map, or dynamic).`,\n    args.iterable\n  );\n}\nfunction runQualifier(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateQuantifier(ev, ctx, args, items, accu, 0);\n  return continueQuantifier(ev, ctx, args, items, accu, 0);\n}\nfunction runComprehension(items, args, ev, ctx) {\n  if (!isArray(items)) items = toIterable(ev, args, items);\n  const accu = ev.run(args.init, ctx = args.iterCtx.reuse(ctx));\n  ctx.accuValue = accu;\n  if (ctx === args.iterCtx) return iterateLoop(ev, ctx, args, items, accu, 0);\n  return continueLoop(ev, ctx, args, items, accu, 0);\n}\nfunction iterateLoop(ev, ctx, args, items, accu, i) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (condition && !condition(accu)) break;\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);\n  }\n  return args.result(accu);\n}\nasync function continueLoop(ev, ctx, args, items, accu, i) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  accu = await accu;\n  while (i < len) {\n    if (condition && !condition(accu)) return args.result(accu);\n    accu = ev.run(step, ctx.setIterValue(items[i++], ev));\n    if (accu instanceof Promise) accu = await accu;\n  }\n  return args.result(accu);\n}\nfunction iterateQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error, stp);\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nasync function continueQuantifier(ev, ctx, args, items, accu, i, error, stp) {\n  if (ctx === args.iterCtx) ctx.async = true;\n  const condition = args.condition;\n  const step = args.step;\n  const len = items.length;\n  stp = await stp;\n  if (stp instanceof Error) error ??= stp;\n  else accu = stp;\n  while (i < len) {\n    if (!condition(accu)) return args.result(accu);\n    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));\n    if (stp instanceof Promise) stp = await stp;\n    if (stp instanceof Error && (error ??= stp)) continue;\n    accu = stp;\n  }\n  if (error && condition(accu)) throw error;\n  return args.result(accu);\n}\nfunction oFieldAccess(left, right, ast, ev) {\n  return ev.optionalType.field(left, right, ast, ev);\n}\nfunction fieldAccessStatic(left, right, ast, ev) {\n  return ast.left.checkedType.field(left, right, ast, ev);\n}\nvar empty = /* @__PURE__ */ Object.create(null);\nfunction fieldAccess(left, right, ast, ev) {\n  switch (left?.constructor) {\n    case void 0:\n    case Object: {\n      const v = hasOwn(left || empty, right) ? left[right] : void 0;\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Map: {\n      const v = left.get(right);\n      if (v !== void 0) return ev.debugType(v), v;\n      break;\n    }\n    case Array:\n    case Set:\n      return ev.listType.field(left, right, ast, ev);\n    default:\n      const t = ev.objectTypesByConstructor.get(left.constructor);\n      if (t) return t.type.field(left, right, ast, ev);\n      else if (typeof left === "object") unsupportedType(ev, left.constructor.name);\n  }\n  throw ev.createError("no_such_key", `No such key: ${right}`, ast);\n}\nvar emptyList = () => [];\nvar emptyMap = () => ({});\nvar OPERATORS = {\n  value: {\n    check(chk, ast) {\n      return chk.debugType(ast.args);\n    },\n    evaluate(_ev, ast) {\n      return ast.args;\n    }\n  },\n  id: {\n    check(chk, ast, ctx) {\n      const variable = ctx.getVariable(ast.args);\n      if (!variable) throw chk.createError("unknown_variable", `Unknown variable: ${ast.args}`, ast);\n      if (variable.constant) {\n        const alternate = ast.clone(OPERATORS.value, variable.value);\n        ast.setMeta("alternate", alternate);\n        return chk.check(alternate, ctx);\n      }\n      return variable.type;\n    },\n    evaluate(ev, ast, ctx) {\n      return ctx.getCheckedValue(ev, ast);\n    }\n  },\n  ".": {\n    alias: "fieldAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  ".?": {\n    alias: "optionalFieldAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinaryFirst\n  },\n  "[]": {\n    alias: "bracketAccess",\n    check: checkAccessNode,\n    evaluate: evaluateBinary\n  },\n  "[?]": {\n    alias: "optionalBracketAccess",\n    check: checkOptionalAccessNode,\n    evaluate: evaluateBinary\n  },\n  call: {\n    check(chk, ast, ctx) {\n      const [functionName, args] = ast.args;\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        false,\n        functionName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      const decl = candidates.findFunction(argTypes);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${functionName}(${chk.formatTypeList(argTypes)})\'`,\n          ast\n        );\n      }\n      const handle = argTypes.some((t) => t.hasDynType) ? callFn : decl.handler.__handle ??= (l, _ast, e) => callFunctionHandler(decl.handler, e, l, _ast);\n      ast.handle = maybeAsync(args, false, handle);\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.args[1], ctx), ast, ev);\n    }\n  },\n  rcall: {\n    check(chk, ast, ctx) {\n      const [methodName, receiver, args] = ast.args;\n      const receiverType = chk.check(receiver, ctx);\n      const candidates = ast.candidates = chk.registry.functionCandidates(\n        true,\n        methodName,\n        args.length\n      );\n      const argTypes = ast.argTypes = args.map((a) => chk.check(a, ctx));\n      ast.receiverWithArgs = [receiver, ...args];\n      ast.handle = maybeAsync(ast.receiverWithArgs, false, callRecFn);\n      if (receiverType.kind === "dyn" && candidates.returnType) return candidates.returnType;\n      const decl = candidates.findFunction(argTypes, receiverType);\n      if (!decl) {\n        throw chk.createError(\n          "no_matching_overload",\n          `found no matching overload for \'${receiverType.type}.${methodName}(${chk.formatTypeList(\n            argTypes\n          )})\'`,\n          ast\n        );\n      }\n      if (!receiverType.hasPlaceholderType && !argTypes.some((t) => t.hasDynType)) {\n        const fn = decl.handler;\n        const handle = fn.__handle ??= (a, ev, _ast) => callFunctionHandler(fn, ev, a, _ast);\n        ast.handle = maybeAsync(ast.receiverWithArgs, false, handle);\n      }\n      return decl.returnType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(resolveAstArray(ev, ast.receiverWithArgs, ctx), ev, ast);\n    }\n  },\n  list: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyList) && chk.getType("list<T>");\n      let valueType = chk.check(arr[0], ctx);\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      for (let i = 1; i < arrLen; i++)\n        valueType = check2(chk, ctx, valueType, arr[i], "heterogeneous_list_element");\n      return chk.registry.getListType(valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      return resolveAstArray(ev, ast.args, ctx);\n    }\n  },\n  map: {\n    check(chk, ast, ctx) {\n      const arr = ast.args;\n      const arrLen = arr.length;\n      if (arrLen === 0) return ast.setMeta("evaluate", emptyMap) && chk.getType("map<K, V>");\n      const check2 = chk.opts.homogeneousAggregateLiterals ? checkElementHomogenous : checkElement;\n      let keyType = chk.check(arr[0][0], ctx);\n      let valueType = chk.check(arr[0][1], ctx);\n      for (let i = 1; i < arrLen; i++) {\n        const e = arr[i];\n        keyType = check2(chk, ctx, keyType, e[0], "heterogeneous_map_key");\n        valueType = check2(chk, ctx, valueType, e[1], "heterogeneous_map_value");\n      }\n      return chk.registry.getMapType(keyType, valueType);\n    },\n    evaluate(ev, ast, ctx) {\n      const astEntries = ast.args;\n      const len = astEntries.length;\n      const results = new Array(len);\n      let async;\n      for (let i = 0; i < len; i++) {\n        const e = astEntries[i];\n        const k = ev.run(e[0], ctx);\n        const v = ev.run(e[1], ctx);\n        if (k instanceof Promise || v instanceof Promise) {\n          results[i] = Promise.all([k, v]);\n          async ??= true;\n        } else {\n          results[i] = [k, v];\n        }\n      }\n      if (async) return Promise.all(results).then(safeFromEntries);\n      return safeFromEntries(results);\n    }\n  },\n  comprehension: {\n    check(chk, ast, ctx) {\n      const args = ast.args;\n      args.iterCtx = ctx.forkWithVariable(args.iterVarName, comprehensionElementType(chk, args.iterable, ctx)).setAccuType(chk.check(args.init, ctx));\n      const stepType = chk.check(args.step, args.iterCtx);\n      const handler = args.errorsAreFatal ? runComprehension : runQualifier;\n      ast.handle = maybeAsync(args.iterable, false, handler);\n      if (args.kind === "quantifier") return chk.boolType;\n      return stepType;\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.args.iterable, ctx), ast.args, ev, ctx);\n    }\n  },\n  accuValue: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue;\n    }\n  },\n  accuInc: {\n    check(_chk, _ast, ctx) {\n      return ctx.accuType;\n    },\n    evaluate(_ev, _ast, ctx) {\n      return ctx.accuValue += 1;\n    }\n  },\n  accuPush: {\n    check(chk, ast, ctx) {\n      const listType2 = ctx.accuType;\n      const itemType = chk.check(ast.args, ctx);\n      if (!ast.args.maybeAsync) ast.setMeta("evaluate", OPERATORS.accuPush.evaluateSync);\n      if (listType2.kind === "list" && listType2.valueType.kind !== "param") return listType2;\n      return chk.registry.getListType(itemType);\n    },\n    evaluateSync(ev, ast, ctx) {\n      return ctx.accuValue.push(ev.run(ast.args, ctx)), ctx.accuValue;\n    },\n    evaluate(ev, ast, ctx) {\n      const arr = ctx.accuValue;\n      const el = ev.run(ast.args, ctx);\n      if (el instanceof Promise) return el.then((_e) => arr.push(_e) && arr);\n      arr.push(el);\n      return arr;\n    }\n  },\n  "?:": {\n    alias: "ternary",\n    check(chk, ast, ctx) {\n      const condast = ast.condition = ast.args[0];\n      const leftast = ast.left = ast.args[1];\n      const rightast = ast.right = ast.args[2];\n      const condType = chk.check(condast, ctx);\n      if (!condType.isDynOrBool()) {\n        throw chk.createError(\n          "invalid_condition_type",\n          `${condast.meta.label || "Ternary condition must be bool"}, got \'${chk.formatType(condType)}\'`,\n          condast\n        );\n      }\n      const leftType = chk.check(leftast, ctx);\n      const rightType = chk.check(rightast, ctx);\n      const unified = leftType.unify(chk.registry, rightType);\n      ast.handle = maybeAsync(condast, false, handleTernary);\n      if (unified) return unified;\n      throw chk.createError(\n        "incompatible_ternary_branches",\n        `Ternary branches must have the same type, got \'${chk.formatType(\n          leftType\n        )}\' and \'${chk.formatType(rightType)}\'`,\n        ast\n      );\n    },\n    evaluate(ev, ast, ctx) {\n      return ast.handle(ev.run(ast.condition, ctx), ev, ast, ctx);\n    }\n  },\n  "||": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === true) return true;\n      if (l === false) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(true, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === true ? _l : _logicalOp(true, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(true, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "&&": {\n    check: checkLogicalOp,\n    evaluate(ev, ast, ctx) {\n      const l = ev.tryEval(ast.left, ctx);\n      if (l === false) return false;\n      if (l === true) {\n        const right = ev.run(ast.right, ctx);\n        if (typeof right === "boolean") return right;\n        return _logicalOp(false, ev, ast, l, right);\n      }\n      if (l instanceof Promise)\n        return l.then(\n          (_l) => _l === false ? _l : _logicalOp(false, ev, ast, _l, ev.run(ast.right, ctx))\n        );\n      return _logicalOp(false, ev, ast, l, ev.run(ast.right, ctx));\n    }\n  },\n  "!_": { alias: "unaryNot", check: checkUnary, evaluate: evaluateUnary },\n  "-_": { alias: "unaryMinus", check: checkUnary, evaluate: evaluateUnary }\n};\nvar binaryOperators = ["!=", "==", "in", "+", "-", "*", "/", "%", "<", "<=", ">", ">="];\nfor (const op of binaryOperators) OPERATORS[op] = { check: checkBinary, evaluate: evaluateBinary };\nfor (const op of objKeys(OPERATORS)) {\n  const obj = OPERATORS[op];\n  obj.name = op;\n  if (obj.alias) OPERATORS[obj.alias] = obj;\n}\n\n// node_modules/@marcbachmann/cel-js/lib/macros.js\nvar identity = (x) => x;\nfunction assertIdentifier(node, message) {\n  if (node.op === "id") return node.args;\n  throw parseError("invalid_macro_argument", message, node);\n}\nfunction createMapExpander(hasFilter) {\n  const functionDesc = hasFilter ? "map(var, filter, transform)" : "map(var, transform)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} filter predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];\n    let step = transform.clone(OPERATORS.accuPush, transform);\n    if (predicate) {\n      const accuValue = predicate.clone(OPERATORS.accuValue);\n      step = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step, accuValue]);\n    }\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName: assertIdentifier(iterVar, invalidMsg),\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createFilterExpander() {\n  const functionDesc = "filter(var, predicate)";\n  const invalidMsg = `${functionDesc} invalid predicate iteration variable`;\n  const label = `${functionDesc} predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const iterVarName = assertIdentifier(args[0], invalidMsg);\n    const accuValue = callAst.clone(OPERATORS.accuValue);\n    const predicate = args[1].setMeta("label", label);\n    const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));\n    const step = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        errorsAreFatal: true,\n        iterable: receiver,\n        iterVarName,\n        init: callAst.clone(OPERATORS.list, []),\n        step,\n        result: identity\n      })\n    };\n  };\n}\nfunction createQuantifierExpander(opts) {\n  const invalidMsg = `${opts.name}(var, predicate) invalid predicate iteration variable`;\n  const label = `${opts.name}(var, predicate) predicate must return bool`;\n  return ({ args, receiver, ast: callAst }) => {\n    const predicate = args[1].setMeta("label", label);\n    const transform = opts.transform({ args, ast: callAst, predicate, opts });\n    return {\n      callAst: callAst.clone(OPERATORS.comprehension, {\n        kind: "quantifier",\n        errorsAreFatal: opts.errorsAreFatal || false,\n        iterable: receiver,\n        iterVarName: assertIdentifier(args[0], invalidMsg),\n        init: transform.init,\n        condition: transform.condition,\n        step: transform.step,\n        result: transform.result || identity\n      })\n    };\n  };\n}\nfunction createHasExpander() {\n  const invalidHasArgument = "has() invalid argument";\n  function evaluate2(ev, macro, ctx) {\n    const nodes = macro.macroHasProps;\n    let i = nodes.length;\n    let obj = ev.run(nodes[--i], ctx);\n    let inOptionalContext;\n    while (i--) {\n      const node = nodes[i];\n      if (node.op === ".?") inOptionalContext ??= true;\n      obj = ev.debugType(obj).fieldLazy(obj, node.args[1], node, ev);\n      if (obj !== void 0) continue;\n      if (!(!inOptionalContext && i && node.op === ".")) break;\n      throw evaluationError("no_such_key", `No such key: ${node.args[1]}`, node);\n    }\n    return obj !== void 0;\n  }\n  function typeCheck(checker, macro, ctx) {\n    let node = macro.args[0];\n    if (node.op !== ".") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n    if (!macro.macroHasProps) {\n      const props = [];\n      while (node.op === "." || node.op === ".?") node = props.push(node) && node.args[0];\n      if (node.op !== "id") throw checker.createError("invalid_macro_argument", invalidHasArgument, node);\n      checker.check(node, ctx);\n      props.push(node);\n      macro.macroHasProps = props;\n    }\n    return checker.getType("bool");\n  }\n  return function({ args }) {\n    return { args, evaluate: evaluate2, typeCheck, async: false };\n  };\n}\nfunction registerMacros(registry) {\n  const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler);\n  functionOverload("has(ast): bool", createHasExpander());\n  functionOverload(\n    "list.all(ast, ast): bool",\n    createQuantifierExpander({\n      name: "all",\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, true),\n          condition: identity,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists",\n      condition(accu) {\n        return !accu;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        return {\n          init: callAst.clone(OPERATORS.value, false),\n          condition: opts.condition,\n          step: predicate.clone(OPERATORS.ternary, [\n            predicate,\n            predicate.clone(OPERATORS.value, true),\n            predicate.clone(OPERATORS.value, false)\n          ])\n        };\n      }\n    })\n  );\n  functionOverload(\n    "list.exists_one(ast, ast): bool",\n    createQuantifierExpander({\n      name: "exists_one",\n      errorsAreFatal: true,\n      result(accu) {\n        return accu === 1;\n      },\n      transform({ ast: callAst, predicate, opts }) {\n        const accuValue = callAst.clone(OPERATORS.accuValue);\n        return {\n          init: callAst.clone(OPERATORS.value, 0),\n          step: predicate.clone(OPERATORS.ternary, [predicate, callAst.clone(OPERATORS.accuInc), accuValue]),\n          result: opts.result\n        };\n      }\n    })\n  );\n  functionOverload("list.map(ast, ast): list<dyn>", createMapExpander(false));\n  functionOverload("list.map(ast, ast, ast): list<dyn>", createMapExpander(true));\n  functionOverload("list.filter(ast, ast): list<dyn>", createFilterExpander());\n  class CelNamespace {\n  }\n  const celNamespace = new CelNamespace();\n  registry.registerType("CelNamespace", CelNamespace);\n  registry.registerConstant("cel", "CelNamespace", celNamespace);\n  function bindTypeCheck(checker, m, ctx) {\n    m.bindCtx = ctx.forkWithVariable(m.var, checker.check(m.val, ctx));\n    const type = checker.check(m.exp, m.bindCtx);\n    if (m.val.maybeAsync || m.exp.maybeAsync) return type;\n    m.ast.setMeta("async", false);\n    m.evaluate = bindEvaluateSync;\n    return type;\n  }\n  function bindOptionalEvaluate(ev, exp, bindCtx, ctx, boundValue) {\n    const res = ev.run(exp, ctx = bindCtx.reuse(ctx).setIterValue(boundValue, ev));\n    if (res instanceof Promise && ctx === bindCtx) ctx.async = true;\n    return res;\n  }\n  function bindEvaluate(ev, { val, exp, bindCtx }, ctx) {\n    const v = ev.run(val, ctx);\n    if (v instanceof Promise) return v.then((_v) => bindOptionalEvaluate(ev, exp, bindCtx, ctx, _v));\n    return bindOptionalEvaluate(ev, exp, bindCtx, ctx, v);\n  }\n  function bindEvaluateSync(ev, { val, exp, bindCtx }, ctx) {\n    return ev.run(exp, bindCtx.reuse(ctx).setIterValue(ev.run(val, ctx), ev));\n  }\n  functionOverload("CelNamespace.bind(ast, dyn, ast): dyn", ({ ast, args }) => {\n    return {\n      ast,\n      var: assertIdentifier(args[0], "invalid variable argument"),\n      val: args[1],\n      exp: args[2],\n      bindCtx: void 0,\n      typeCheck: bindTypeCheck,\n      evaluate: bindEvaluate\n    };\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/overloads.js\nfunction registerOverloads(registry) {\n  const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);\n  const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);\n  function verifyInteger(v, ast) {\n    if (v <= MAX_INT && v >= MIN_INT) return v;\n    throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);\n  }\n  function throwDivisionByZero(ast) {\n    throw evaluationError("division_by_zero", "division by zero", ast);\n  }\n  function throwModuloByZero(ast) {\n    throw evaluationError("modulo_by_zero", "modulo by zero", ast);\n  }\n  unaryOverload("!", "bool", (a) => !a);\n  unaryOverload("-", "int", (a) => -a);\n  binaryOverload("dyn<int>", `==`, `double`, (a, b) => a == b);\n  binaryOverload("dyn<int>", `==`, `uint`, (a, b) => a == b.valueOf());\n  binaryOverload("int", "*", "int", (a, b, ast) => verifyInteger(a * b, ast));\n  binaryOverload("int", "+", "int", (a, b, ast) => verifyInteger(a + b, ast));\n  binaryOverload("int", "-", "int", (a, b, ast) => verifyInteger(a - b, ast));\n  binaryOverload("int", "/", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwDivisionByZero(ast);\n    return a / b;\n  });\n  binaryOverload("int", "%", "int", (a, b, ast) => {\n    if (b === MIN_UINT) return throwModuloByZero(ast);\n    return a % b;\n  });\n  unaryOverload("-", "double", (a) => -a);\n  binaryOverload("double", "*", "double", (a, b) => a * b);\n  binaryOverload("double", "+", "double", (a, b) => a + b);\n  binaryOverload("double", "-", "double", (a, b) => a - b);\n  binaryOverload("double", "/", "double", (a, b) => a / b);\n  binaryOverload("string", "+", "string", (a, b) => a + b);\n  binaryOverload("list<V>", "+", "list<V>", (a, b) => [...a, ...b]);\n  binaryOverload("bytes", "+", "bytes", (a, b) => {\n    if (!a.length) return b;\n    if (!b.length) return a;\n    const result = new Uint8Array(a.length + b.length);\n    result.set(a, 0);\n    result.set(b, a.length);\n    return result;\n  });\n  const GPD = "google.protobuf.Duration";\n  binaryOverload(GPD, "+", GPD, (a, b) => a.addDuration(b));\n  binaryOverload(GPD, "-", GPD, (a, b) => a.subtractDuration(b));\n  binaryOverload(GPD, "==", GPD, (a, b) => a.seconds === b.seconds && a.nanos === b.nanos);\n  const GPT = "google.protobuf.Timestamp";\n  binaryOverload(GPT, "==", GPT, (a, b) => a.getTime() === b.getTime());\n  binaryOverload(GPT, "-", GPT, (a, b) => Duration.fromMilliseconds(a.getTime() - b.getTime()), GPD);\n  binaryOverload(GPT, "-", GPD, (a, b) => b.subtractTimestamp(a));\n  binaryOverload(GPT, "+", GPD, (a, b) => b.extendTimestamp(a));\n  binaryOverload(GPD, "+", GPT, (a, b) => a.extendTimestamp(b));\n  function listIncludes(value, list, ast, ev) {\n    if (list instanceof Set && list.has(value)) return true;\n    for (const v of list) if (isEqual(value, v, ast, ev)) return true;\n    return false;\n  }\n  function mapIncludes(a, b) {\n    if (b instanceof Map) return b.get(a) !== void 0;\n    return hasOwn(b, a) ? b[a] !== void 0 : false;\n  }\n  function listMembership(value, list, ast, ev) {\n    return listIncludes(value, list, ast, ev);\n  }\n  binaryOverload("V", "in", "list<V>", listMembership);\n  binaryOverload("K", "in", "map<K, V>", mapIncludes);\n  for (const t of ["type", "null", "bool", "string", "int", "double"]) {\n    binaryOverload(t, "==", t, (a, b) => a === b);\n  }\n  binaryOverload("bytes", `==`, "bytes", (a, b) => {\n    if (a === b) return true;\n    let i = a.length;\n    if (i !== b.length) return false;\n    while (i--) if (a[i] !== b[i]) return false;\n    return true;\n  });\n  binaryOverload("list<V>", `==`, "list<V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (isArray(a) && isArray(b)) {\n      const length = a.length;\n      if (length !== b.length) return false;\n      for (let i = 0; i < length; i++) {\n        if (!isEqual(a[i], b[i], ast, ev)) return false;\n      }\n      return true;\n    }\n    if (a instanceof Set && b instanceof Set) {\n      if (a.size !== b.size) return false;\n      for (const value of a) if (!b.has(value)) return false;\n      return true;\n    }\n    const arr = a instanceof Set ? b : a;\n    const set = a instanceof Set ? a : b;\n    if (!isArray(arr)) return false;\n    if (arr.length !== set?.size) return false;\n    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;\n    return true;\n  });\n  binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {\n    if (a === b) return true;\n    if (a instanceof Map && b instanceof Map) {\n      if (a.size !== b.size) return false;\n      for (const [key, value] of a)\n        if (!(b.has(key) && isEqual(value, b.get(key), ast, ev))) return false;\n      return true;\n    }\n    if (a instanceof Map || b instanceof Map) {\n      const obj = a instanceof Map ? b : a;\n      const map = a instanceof Map ? a : b;\n      const keysObj = objKeys(obj);\n      if (map.size !== keysObj.length) return false;\n      for (const [key, value] of map) {\n        if (!(key in obj && isEqual(value, obj[key], ast, ev))) return false;\n      }\n      return true;\n    }\n    const keysA = objKeys(a);\n    const keysB = objKeys(b);\n    if (keysA.length !== keysB.length) return false;\n    for (let i = 0; i < keysA.length; i++) {\n      const key = keysA[i];\n      if (!(key in b && isEqual(a[key], b[key], ast, ev))) return false;\n    }\n    return true;\n  });\n  binaryOverload("uint", "==", "uint", (a, b) => a.valueOf() === b.valueOf());\n  binaryOverload("dyn<uint>", `==`, `double`, (a, b) => a.valueOf() == b);\n  binaryOverload("uint", "+", "uint", (a, b) => new UnsignedInt(a.valueOf() + b.valueOf()));\n  binaryOverload("uint", "-", "uint", (a, b) => new UnsignedInt(a.valueOf() - b.valueOf()));\n  binaryOverload("uint", "*", "uint", (a, b) => new UnsignedInt(a.valueOf() * b.valueOf()));\n  binaryOverload("uint", "/", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwDivisionByZero(ast);\n    return new UnsignedInt(a.valueOf() / b.valueOf());\n  });\n  binaryOverload("uint", "%", "uint", (a, b, ast) => {\n    if (b.valueOf() === MIN_UINT) return throwModuloByZero(ast);\n    return new UnsignedInt(a.valueOf() % b.valueOf());\n  });\n  for (const [left, right] of [\n    ["bool", "bool"],\n    ["int", "int"],\n    ["uint", "uint"],\n    ["double", "double"],\n    ["string", "string"],\n    ["google.protobuf.Timestamp", "google.protobuf.Timestamp"],\n    ["google.protobuf.Duration", "google.protobuf.Duration"],\n    ["int", "uint"],\n    ["int", "double"],\n    ["double", "int"],\n    ["double", "uint"],\n    ["uint", "int"],\n    ["uint", "double"]\n  ]) {\n    binaryOverload(left, "<", right, (a, b) => a < b);\n    binaryOverload(left, "<=", right, (a, b) => a <= b);\n    binaryOverload(left, ">", right, (a, b) => a > b);\n    binaryOverload(left, ">=", right, (a, b) => a >= b);\n  }\n}\nfunction isEqual(a, b, ast, ev) {\n  if (a === b) return true;\n  switch (typeof a) {\n    case "undefined":\n    case "string":\n    case "boolean":\n      return false;\n    case "bigint":\n      if (typeof b === "number") return a == b;\n      return false;\n    case "number":\n      if (typeof b === "bigint") return a == b;\n      return false;\n    case "object":\n      if (typeof b !== "object") return false;\n      const leftType = ev.debugType(a);\n      const rightType = ev.debugType(b);\n      if (leftType !== rightType) return false;\n      const overload = ev.registry.findBinaryOverload("==", leftType, rightType);\n      if (!overload) return false;\n      return overload.handler(a, b, ast, ev);\n  }\n  throw evaluationError("invalid_comparison_type", `Cannot compare values of type ${typeof a}`, ast);\n}\n\n// node_modules/@marcbachmann/cel-js/lib/type-checker.js\nvar toDynTypeBinding = (/* @__PURE__ */ new Map()).set("A", "dyn").set("T", "dyn").set("K", "dyn").set("V", "dyn");\nvar TypeChecker = class extends Base {\n  constructor(opts, isEvaluating) {\n    super(opts);\n    this.createError = isEvaluating ? evaluationError : typeError;\n  }\n  /**\n   * Check an expression and return its inferred type\n   * @param {Array|any} ast - The AST node to check\n   * @returns {Object} The inferred type declaration\n   * @throws {TypeError} If type checking fails\n   */\n  check(ast, ctx) {\n    try {\n      return ast.checkedType ??= ast.check(this, ast, ctx);\n    } catch (error) {\n      throw attachErrorAst(error, ast);\n    }\n  }\n  checkAccessOnType(ast, ctx, leftType, allowMissingField = false) {\n    if (leftType === this.dynType) return leftType;\n    const indexTypeName = (ast.op === "[]" || ast.op === "[?]" ? this.check(ast.args[1], ctx) : this.stringType).type;\n    if (leftType.kind === "list") {\n      if (indexTypeName === "int" || indexTypeName === "dyn") return leftType.valueType;\n      throw this.createError("invalid_index_type", `List index must be int, got \'${indexTypeName}\'`, ast);\n    }\n    if (leftType.kind === "map") return leftType.valueType;\n    const customType = this.objectTypes.get(leftType.name);\n    if (customType) {\n      if (!(indexTypeName === "string" || indexTypeName === "dyn")) {\n        throw this.createError(\n          "invalid_index_type",\n          `Cannot index type \'${leftType.name}\' with type \'${indexTypeName}\'`,\n          ast\n        );\n      }\n      if (customType.fields) {\n        let keyName;\n        if (ast.op === "." || ast.op === ".?") keyName = ast.args[1];\n        else if (ast.args[1].op === "value") keyName = ast.args[1].args;\n        if (typeof keyName === "string") {\n          const fieldType = customType.fields[keyName];\n          if (fieldType) return fieldType;\n          if (allowMissingField) return this.dynType;\n          throw this.createError("no_such_key", `No such key: ${keyName}`, ast);\n        }\n      }\n      return this.dynType;\n    }\n    throw this.createError("cannot_index_type", `Cannot index type \'${this.formatType(leftType)}\'`, ast);\n  }\n  formatType(type) {\n    if (!type.hasPlaceholderType) return type.name;\n    return type.templated(this.registry, toDynTypeBinding).name;\n  }\n  formatTypeList(types) {\n    return types.map((t) => this.formatType(t)).join(", ");\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/parser.js\nvar TOKEN = {\n  EOF: 0,\n  NUMBER: 1,\n  STRING: 2,\n  BOOLEAN: 3,\n  NULL: 4,\n  IDENTIFIER: 5,\n  PLUS: 6,\n  MINUS: 7,\n  MULTIPLY: 8,\n  DIVIDE: 9,\n  MODULO: 10,\n  EQ: 11,\n  NE: 12,\n  LT: 13,\n  LE: 14,\n  GT: 15,\n  GE: 16,\n  AND: 17,\n  OR: 18,\n  NOT: 19,\n  IN: 20,\n  LPAREN: 21,\n  RPAREN: 22,\n  LBRACKET: 23,\n  RBRACKET: 24,\n  LBRACE: 25,\n  RBRACE: 26,\n  DOT: 27,\n  COMMA: 28,\n  COLON: 29,\n  QUESTION: 30,\n  BYTES: 31\n};\nvar OP_FOR_TOKEN = {\n  [TOKEN.EQ]: OPERATORS["=="],\n  [TOKEN.PLUS]: OPERATORS["+"],\n  [TOKEN.MINUS]: OPERATORS["-"],\n  [TOKEN.MULTIPLY]: OPERATORS["*"],\n  [TOKEN.DIVIDE]: OPERATORS["/"],\n  [TOKEN.MODULO]: OPERATORS["%"],\n  [TOKEN.LE]: OPERATORS["<="],\n  [TOKEN.LT]: OPERATORS["<"],\n  [TOKEN.GE]: OPERATORS[">="],\n  [TOKEN.GT]: OPERATORS[">"],\n  [TOKEN.NE]: OPERATORS["!="],\n  [TOKEN.IN]: OPERATORS["in"]\n};\nvar TOKEN_BY_NUMBER = {};\nfor (const key in TOKEN) TOKEN_BY_NUMBER[TOKEN[key]] = key;\nvar HEX_CODES = new Uint8Array(128);\nfor (const ch of "0123456789abcdefABCDEF") HEX_CODES[ch.charCodeAt(0)] = 1;\nvar ESCAPE_ERRORS = {\n  bytes_unicode_escape: (e) => `\\\\${e} not allowed in bytes literals`,\n  invalid_unicode_escape: (e) => `Invalid Unicode escape: \\\\${e}`,\n  invalid_unicode_surrogate: (e) => `Invalid Unicode surrogate: \\\\${e}`,\n  invalid_hex_escape: (e) => `Invalid hex escape: \\\\${e}`,\n  invalid_octal_escape: () => "Octal escape must be 3 digits",\n  octal_escape_out_of_range: (e) => `Octal escape out of range: \\\\${e}`,\n  invalid_escape_sequence: (e) => `Invalid escape sequence: \\\\${e}`\n};\nvar STRING_ESCAPES = {\n  "\\\\": "\\\\",\n  "?": "?",\n  \'"\': \'"\',\n  "\'": "\'",\n  "`": "`",\n  a: "\\x07",\n  b: "\\b",\n  f: "\\f",\n  n: "\\n",\n  r: "\\r",\n  t: "	",\n  v: "\\v"\n};\nvar ASTNode = class _ASTNode {\n  #meta;\n  #input;\n  constructor(input, pos, start, end, op, args) {\n    this.#meta = { check: op.check, evaluate: op.evaluate };\n    this.#input = input;\n    this.op = op.name;\n    this.args = args;\n    this.pos = pos;\n    this.start = start;\n    this.end = end;\n  }\n  clone(op, args) {\n    return new _ASTNode(this.#input, this.pos, this.start, this.end, op, args);\n  }\n  get meta() {\n    return this.#meta;\n  }\n  get input() {\n    return this.#input;\n  }\n  #computeIsAsync() {\n    const ast = this.#meta.alternate ?? this;\n    switch (ast.op) {\n      case "value":\n      case "id":\n      case "accuValue":\n      case "accuInc":\n        return false;\n      case "accuPush":\n        return ast.args.maybeAsync;\n      case "!_":\n      case "-_":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.maybeAsync;\n      case "!=":\n      case "==":\n      case "in":\n      case "+":\n      case "-":\n      case "*":\n      case "/":\n      case "%":\n      case "<":\n      case "<=":\n      case ">":\n      case ">=":\n        if (ast.candidates?.async !== false) return true;\n        return ast.args.some((a) => a.maybeAsync);\n      case "call":\n      case "rcall":\n        if (ast.candidates?.async !== false) return true;\n        return (ast.receiverWithArgs || ast.args[1]).some((a) => a.maybeAsync);\n      case "comprehension":\n        return ast.args.iterable.maybeAsync || ast.args.step.maybeAsync;\n      case ".":\n      case ".?":\n        return ast.args[0].maybeAsync;\n      case "?:":\n      case "list":\n      case "[]":\n      case "[?]":\n        return ast.args.some((a) => a.maybeAsync);\n      case "||":\n      case "&&":\n        return ast.args.some((a) => a.maybeAsync);\n      case "map":\n        return ast.args.some((a) => a[0].maybeAsync || a[1].maybeAsync);\n      default:\n        return true;\n    }\n  }\n  /**\n   * Check whether we can optimize away async calling\n   * If no ast members includes a function, we can optimize the call\n   * for which we want to return true here.\n   * @returns {boolean}\n   */\n  get maybeAsync() {\n    return this.#meta.async ??= this.#computeIsAsync();\n  }\n  check(chk, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) return chk.check(meta.alternate, ctx);\n    else if (meta.macro) return meta.macro.typeCheck(chk, meta.macro, ctx);\n    return meta.check(chk, ast, ctx);\n  }\n  evaluate(ev, ast, ctx) {\n    const meta = this.#meta;\n    if (meta.alternate) this.evaluate = this.#evaluateAlternate;\n    else if (meta.macro) this.evaluate = this.#evaluateMacro;\n    else this.evaluate = meta.evaluate;\n    return this.evaluate(ev, ast, ctx);\n  }\n  #evaluateAlternate(ev, ast, ctx) {\n    return (ast = this.#meta.alternate).evaluate(ev, ast, ctx);\n  }\n  #evaluateMacro(ev, ast, ctx) {\n    return (ast = this.#meta.macro).evaluate(ev, ast, ctx);\n  }\n  setMeta(key, value) {\n    return this.#meta[key] = value, this;\n  }\n  get range() {\n    return { start: this.start, end: this.end };\n  }\n  toOldStructure() {\n    const args = Array.isArray(this.args) ? this.args : [this.args];\n    return [this.op, ...args.map((a) => a instanceof _ASTNode ? a.toOldStructure() : a)];\n  }\n};\nvar Lexer = class {\n  input;\n  pos;\n  length;\n  tokenPos;\n  tokenType;\n  tokenValue;\n  reset(input) {\n    this.pos = 0;\n    this.input = input;\n    this.length = input.length;\n    return input;\n  }\n  token(pos, type, value) {\n    this.tokenPos = pos;\n    this.tokenType = type;\n    this.tokenValue = value;\n    return this;\n  }\n  // Read next token\n  nextToken() {\n    while (true) {\n      const { pos, input, length } = this;\n      if (pos >= length) return this.token(pos, TOKEN.EOF);\n      const ch = input[pos];\n      switch (ch) {\n        // Whitespaces\n        case " ":\n        case "	":\n        case "\\n":\n        case "\\r":\n          this.pos++;\n          continue;\n        // Operators\n        case "=":\n          if (input[pos + 1] !== "=") break;\n          return this.token((this.pos += 2) - 2, TOKEN.EQ);\n        case "&":\n          if (input[pos + 1] !== "&") break;\n          return this.token((this.pos += 2) - 2, TOKEN.AND);\n        case "|":\n          if (input[pos + 1] !== "|") break;\n          return this.token((this.pos += 2) - 2, TOKEN.OR);\n        case "+":\n          return this.token(this.pos++, TOKEN.PLUS);\n        case "-":\n          return this.token(this.pos++, TOKEN.MINUS);\n        case "*":\n          return this.token(this.pos++, TOKEN.MULTIPLY);\n        case "/":\n          if (input[pos + 1] === "/") {\n            while (this.pos < length && this.input[this.pos] !== "\\n") this.pos++;\n            continue;\n          }\n          return this.token(this.pos++, TOKEN.DIVIDE);\n        case "%":\n          return this.token(this.pos++, TOKEN.MODULO);\n        case "<":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.LE);\n          return this.token(this.pos++, TOKEN.LT);\n        case ">":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.GE);\n          return this.token(this.pos++, TOKEN.GT);\n        case "!":\n          if (input[pos + 1] === "=") return this.token((this.pos += 2) - 2, TOKEN.NE);\n          return this.token(this.pos++, TOKEN.NOT);\n        case "(":\n          return this.token(this.pos++, TOKEN.LPAREN);\n        case ")":\n          return this.token(this.pos++, TOKEN.RPAREN);\n        case "[":\n          return this.token(this.pos++, TOKEN.LBRACKET);\n        case "]":\n          return this.token(this.pos++, TOKEN.RBRACKET);\n        case "{":\n          return this.token(this.pos++, TOKEN.LBRACE);\n        case "}":\n          return this.token(this.pos++, TOKEN.RBRACE);\n        case ".":\n          return this.token(this.pos++, TOKEN.DOT);\n        case ",":\n          return this.token(this.pos++, TOKEN.COMMA);\n        case ":":\n          return this.token(this.pos++, TOKEN.COLON);\n        case "?":\n          return this.token(this.pos++, TOKEN.QUESTION);\n        case `"`:\n        case `\'`:\n          return this.readString(ch);\n        // Check for string prefixes (b, B, r, R followed by quote)\n        case "b":\n        case "B":\n        case "r":\n        case "R": {\n          const next = input[pos + 1];\n          if (next === \'"\' || next === "\'") return ++this.pos && this.readString(next, ch);\n          return this.readIdentifier();\n        }\n        default: {\n          const code = ch.charCodeAt(0);\n          if (code <= 57 && code >= 48) return this.readNumber();\n          if (this._isIdentifierCharCode(code)) return this.readIdentifier();\n        }\n      }\n      throw parseError("unexpected_character", `Unexpected character: ${ch}`, {\n        pos,\n        start: pos,\n        end: pos + 1,\n        input\n      });\n    }\n  }\n  // Characters: 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\n  _isIdentifierCharCode(c) {\n    if (c < 48 || c > 122) return false;\n    return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;\n  }\n  _parseAsDouble(start, end) {\n    const value = Number(this.input.substring(start, end));\n    if (Number.isFinite(value)) return this.token(start, TOKEN.NUMBER, value);\n    throw parseError("invalid_number", `Invalid number: ${value}`, {\n      pos: start,\n      start,\n      end,\n      input: this.input\n    });\n  }\n  _parseAsBigInt(start, end, isHex, unsigned) {\n    const string = this.input.substring(start, end);\n    if (unsigned === "u" || unsigned === "U") {\n      this.pos++;\n      try {\n        return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));\n      } catch (_err) {\n      }\n    } else {\n      try {\n        return this.token(start, TOKEN.NUMBER, BigInt(string));\n      } catch (_err) {\n      }\n    }\n    throw parseError(\n      isHex ? "invalid_hex_integer" : "invalid_integer",\n      isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,\n      { pos: start, start, end: this.pos, input: this.input }\n    );\n  }\n  _readDigits(input, length, pos, code) {\n    while (pos < length && (code = input.charCodeAt(pos)) && !(code > 57 || code < 48)) pos++;\n    return pos;\n  }\n  _readExponent(input, length, pos) {\n    let ch = pos < length && input[pos];\n    if (ch === "e" || ch === "E") {\n      ch = ++pos < length && input[pos];\n      if (ch === "-" || ch === "+") pos++;\n      const start = pos;\n      pos = this._readDigits(input, length, pos);\n      if (start === pos)\n        throw parseError("invalid_exponent", "Invalid exponent", {\n          pos,\n          start: pos,\n          end: Math.min(pos + 1, input.length),\n          input\n        });\n    }\n    return pos;\n  }\n  readNumber() {\n    const { input, length, pos: start } = this;\n    let pos = start;\n    if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {\n      pos += 2;\n      while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;\n      return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);\n    }\n    pos = this._readDigits(input, length, pos);\n    if (pos + 1 < length) {\n      let isDouble = false;\n      let afterpos = input[pos] === "." ? this._readDigits(input, length, pos + 1) : pos + 1;\n      if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);\n      afterpos = this._readExponent(input, length, pos);\n      if (afterpos !== pos) (isDouble = true) && (pos = afterpos);\n      if (isDouble) return this._parseAsDouble(start, this.pos = pos);\n    }\n    return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);\n  }\n  readString(del, prefix) {\n    const { input: i, pos: s } = this;\n    if (i[s + 1] === del && i[s + 2] === del) return this.readTripleQuotedString(del, prefix);\n    return this.readSingleQuotedString(del, prefix);\n  }\n  _closeQuotedString(rawStart, rawValue, prefix, pos) {\n    switch (prefix) {\n      case "b":\n      case "B": {\n        const processed = this.processEscapes(rawStart, rawValue, true);\n        const bytes = new Uint8Array(processed.length);\n        for (let i = 0; i < processed.length; i++) bytes[i] = processed.charCodeAt(i) & 255;\n        return this.token(pos - 1, TOKEN.BYTES, bytes);\n      }\n      case "r":\n      case "R": {\n        return this.token(pos - 1, TOKEN.STRING, rawValue);\n      }\n      default: {\n        const value = this.processEscapes(rawStart, rawValue, false);\n        return this.token(pos, TOKEN.STRING, value);\n      }\n    }\n  }\n  readSingleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 1;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          const rawStart = start + 1;\n          const rawValue = input.slice(rawStart, pos);\n          this.pos = ++pos;\n          return this._closeQuotedString(rawStart, rawValue, prefix, start);\n        case "\\n":\n        case "\\r":\n          throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {\n            pos,\n            start: pos,\n            end: pos + 1,\n            input\n          });\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_string", "Unterminated string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  readTripleQuotedString(delimiter, prefix) {\n    const { input, length, pos: start } = this;\n    let ch;\n    let pos = this.pos + 3;\n    while (pos < length && (ch = input[pos])) {\n      switch (ch) {\n        case delimiter:\n          if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {\n            const rawStart = start + 3;\n            const rawValue = input.slice(rawStart, pos);\n            this.pos = pos + 3;\n            return this._closeQuotedString(rawStart, rawValue, prefix, start);\n          }\n          break;\n        case "\\\\":\n          pos++;\n      }\n      pos++;\n    }\n    throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {\n      pos: start,\n      start,\n      end: input.length,\n      input\n    });\n  }\n  #escapeErr(code, offset, len, i, chars, extra) {\n    const start = offset + i;\n    return parseError(code, ESCAPE_ERRORS[code](extra), {\n      input: this.input,\n      pos: start,\n      start,\n      end: Math.min(start + chars, offset + len)\n    });\n  }\n  processEscapes(offset, str, isBytes) {\n    if (!str.includes("\\\\")) return str;\n    const len = str.length;\n    let result = "";\n    let i = 0;\n    while (i < len) {\n      if (str[i] !== "\\\\" || i + 1 >= len) {\n        result += str[i++];\n        continue;\n      }\n      const next = str[i + 1];\n      if (STRING_ESCAPES[next]) {\n        result += STRING_ESCAPES[next];\n        i += 2;\n      } else if (next === "u" || next === "U") {\n        if (isBytes) throw this.#escapeErr("bytes_unicode_escape", offset, len, i, 2, next);\n        const hexLen = next === "u" ? 4 : 8;\n        const hex = str.substring(i + 2, i + 2 + hexLen);\n        const c = Number.parseInt(hex, 16);\n        if (hex.length !== hexLen || !/^[0-9a-fA-F]+$/.test(hex) || c > 1114111)\n          throw this.#escapeErr("invalid_unicode_escape", offset, len, i, 2 + hexLen, next + hex);\n        if (c >= 55296 && c <= 57343)\n          throw this.#escapeErr("invalid_unicode_surrogate", offset, len, i, 2 + hexLen, next + hex);\n        result += String.fromCodePoint(c);\n        i += 2 + hexLen;\n      } else if (next === "x" || next === "X") {\n        const h = str.substring(i + 2, i + 4);\n        if (!/^[0-9a-fA-F]{2}$/.test(h))\n          throw this.#escapeErr("invalid_hex_escape", offset, len, i, 4, next + h);\n        result += String.fromCharCode(Number.parseInt(h, 16));\n        i += 4;\n      } else if (next >= "0" && next <= "7") {\n        const o = str.substring(i + 1, i + 4);\n        if (!/^[0-7]{3}$/.test(o)) throw this.#escapeErr("invalid_octal_escape", offset, len, i, 4);\n        const value = Number.parseInt(o, 8);\n        if (value > 255) throw this.#escapeErr("octal_escape_out_of_range", offset, len, i, 4, o);\n        result += String.fromCharCode(value);\n        i += 4;\n      } else {\n        throw this.#escapeErr("invalid_escape_sequence", offset, len, i, 2, next);\n      }\n    }\n    return result;\n  }\n  readIdentifier() {\n    const { pos, input, length } = this;\n    let p = pos;\n    while (p < length && this._isIdentifierCharCode(input[p].charCodeAt(0))) p++;\n    const value = input.substring(pos, this.pos = p);\n    switch (value) {\n      case "true":\n        return this.token(pos, TOKEN.BOOLEAN, true);\n      case "false":\n        return this.token(pos, TOKEN.BOOLEAN, false);\n      case "null":\n        return this.token(pos, TOKEN.NULL, null);\n      case "in":\n        return this.token(pos, TOKEN.IN);\n      default:\n        return this.token(pos, TOKEN.IDENTIFIER, value);\n    }\n  }\n};\nvar globalLexer = new Lexer();\nvar Parser = class {\n  lexer = globalLexer;\n  input = null;\n  maxDepthRemaining = null;\n  astNodesRemaining = null;\n  type = null;\n  pos = null;\n  constructor(limits, registry) {\n    this.limits = limits;\n    this.registry = registry;\n  }\n  #limitExceeded(limitKey, pos = this.pos) {\n    throw parseError("limit_exceeded", `Exceeded ${limitKey} (${this.limits[limitKey]})`, {\n      pos,\n      start: pos,\n      end: pos,\n      input: this.input\n    });\n  }\n  #node(start, end, op, args, pos = start) {\n    const node = new ASTNode(this.input, pos, start, end, op, args);\n    if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);\n    return node;\n  }\n  #infixNode(op, left, right) {\n    return this.#node(left.start, right.end, op, [left, right]);\n  }\n  #ternaryNode(expression, consequent, alternate) {\n    return this.#node(expression.start, alternate.end, OPERATORS.ternary, [\n      expression,\n      consequent,\n      alternate\n    ]);\n  }\n  #unaryNode(pos, op, arg) {\n    return this.#node(pos, arg.end, op, arg);\n  }\n  #accessNode(op, left, right, end, pos = left.start) {\n    return this.#node(left.start, end, op, [left, right], pos);\n  }\n  #advanceToken(returnValue = this.pos) {\n    const l = this.lexer.nextToken();\n    this.pos = l.tokenPos;\n    this.type = l.tokenType;\n    return returnValue;\n  }\n  // The value of the current token is accessed less regularly,\n  // so we use a getter to reduce assignment overhead\n  get value() {\n    return this.lexer.tokenValue;\n  }\n  consume(expectedType) {\n    if (this.type === expectedType) return this.#advanceToken();\n    throw parseError(\n      "expected_token",\n      `Expected ${TOKEN_BY_NUMBER[expectedType]}, got ${TOKEN_BY_NUMBER[this.type]}`,\n      { pos: this.pos, start: this.pos, end: this.lexer.pos, input: this.input }\n    );\n  }\n  match(type) {\n    return this.type === type;\n  }\n  // Parse entry point\n  parse(input) {\n    if (typeof input !== "string") {\n      throw parseError("expression_must_be_string", "Expression must be a string");\n    }\n    this.input = this.lexer.reset(input);\n    this.#advanceToken();\n    this.maxDepthRemaining = this.limits.maxDepth;\n    this.astNodesRemaining = this.limits.maxAstNodes;\n    const result = this.parseExpression();\n    if (this.match(TOKEN.EOF)) return result;\n    throw parseError(\n      "unexpected_character",\n      `Unexpected character: \'${this.input[this.lexer.pos - 1]}\'`,\n      {\n        pos: this.pos,\n        start: this.pos,\n        end: this.lexer.pos,\n        input: this.input\n      }\n    );\n  }\n  #expandMacro(start, end, op, args) {\n    const methodName = args[0];\n    const receiver = op === OPERATORS.rcall ? args[1] : null;\n    const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];\n    const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);\n    const ast = this.#node(start, end, op, args);\n    if (!decl) return ast;\n    const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });\n    if (macro.callAst) return ast.setMeta("alternate", macro.callAst);\n    return ast.setMeta("macro", macro).setMeta("async", isAsync(macro.evaluate, macro.async));\n  }\n  // Expression ::= LogicalOr (\'?\' Expression \':\' Expression)?\n  parseExpression() {\n    if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth");\n    const expr = this.parseLogicalOr();\n    if (!this.match(TOKEN.QUESTION)) return ++this.maxDepthRemaining && expr;\n    this.#advanceToken();\n    const consequent = this.parseExpression();\n    this.consume(TOKEN.COLON);\n    const alternate = this.parseExpression();\n    this.maxDepthRemaining++;\n    return this.#ternaryNode(expr, consequent, alternate);\n  }\n  // LogicalOr ::= LogicalAnd (\'||\' LogicalAnd)*\n  parseLogicalOr() {\n    let expr = this.parseLogicalAnd();\n    while (this.match(TOKEN.OR)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["||"], expr, this.parseLogicalAnd());\n    }\n    return expr;\n  }\n  // LogicalAnd ::= Equality (\'&&\' Equality)*\n  parseLogicalAnd() {\n    let expr = this.parseEquality();\n    while (this.match(TOKEN.AND)) {\n      this.#advanceToken();\n      expr = this.#infixNode(OPERATORS["&&"], expr, this.parseEquality());\n    }\n    return expr;\n  }\n  // Equality ::= Relational ((\'==\' | \'!=\') Relational)*\n  parseEquality() {\n    let expr = this.parseRelational();\n    while (this.match(TOKEN.EQ) || this.match(TOKEN.NE)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseRelational());\n    }\n    return expr;\n  }\n  // Relational ::= Additive ((\'<\' | \'<=\' | \'>\' | \'>=\' | \'in\') Additive)*\n  parseRelational() {\n    let expr = this.parseAdditive();\n    while (this.match(TOKEN.LT) || this.match(TOKEN.LE) || this.match(TOKEN.GT) || this.match(TOKEN.GE) || this.match(TOKEN.IN)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseAdditive());\n    }\n    return expr;\n  }\n  // Additive ::= Multiplicative ((\'+\' | \'-\') Multiplicative)*\n  parseAdditive() {\n    let expr = this.parseMultiplicative();\n    while (this.match(TOKEN.PLUS) || this.match(TOKEN.MINUS)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseMultiplicative());\n    }\n    return expr;\n  }\n  // Multiplicative ::= Unary ((\'*\' | \'/\' | \'%\') Unary)*\n  parseMultiplicative() {\n    let expr = this.parseUnary();\n    while (this.match(TOKEN.MULTIPLY) || this.match(TOKEN.DIVIDE) || this.match(TOKEN.MODULO)) {\n      const op = OP_FOR_TOKEN[this.type];\n      this.#advanceToken();\n      expr = this.#infixNode(op, expr, this.parseUnary());\n    }\n    return expr;\n  }\n  // Unary ::= (\'!\' | \'-\')* Postfix\n  parseUnary() {\n    if (this.type === TOKEN.NOT) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryNot, this.parseUnary());\n    }\n    if (this.type === TOKEN.MINUS) {\n      return this.#unaryNode(this.#advanceToken(), OPERATORS.unaryMinus, this.parseUnary());\n    }\n    return this.parsePostfix();\n  }\n  // Postfix ::= Primary ((\'.\' IDENTIFIER (\'(\' ArgumentList \')\')? | \'[\' Expression \']\'))*\n  parsePostfix() {\n    let expr = this.parsePrimary();\n    const depth = this.maxDepthRemaining;\n    while (true) {\n      if (this.match(TOKEN.DOT)) {\n        const dot = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;\n        const propertyValue = this.value;\n        const start = this.pos;\n        const end = this.lexer.pos;\n        this.consume(TOKEN.IDENTIFIER);\n        if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {\n          const args = this.parseArgumentList();\n          const closeEnd = this.lexer.pos;\n          this.consume(TOKEN.RPAREN);\n          expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);\n        } else {\n          expr = this.#accessNode(op, expr, propertyValue, end, start);\n        }\n        continue;\n      }\n      if (this.match(TOKEN.LBRACKET)) {\n        const bracket = this.#advanceToken();\n        if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", bracket);\n        const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalBracketAccess : OPERATORS.bracketAccess;\n        const index = this.parseExpression();\n        const closeEnd = this.lexer.pos;\n        this.consume(TOKEN.RBRACKET);\n        expr = this.#accessNode(op, expr, index, closeEnd);\n        continue;\n      }\n      break;\n    }\n    this.maxDepthRemaining = depth;\n    return expr;\n  }\n  // Primary ::= NUMBER | STRING | BOOLEAN | NULL | IDENTIFIER | \'(\' Expression \')\' | Array | Object\n  parsePrimary() {\n    switch (this.type) {\n      case TOKEN.NUMBER:\n      case TOKEN.STRING:\n      case TOKEN.BYTES:\n      case TOKEN.BOOLEAN:\n      case TOKEN.NULL:\n        return this.#consumeLiteral();\n      case TOKEN.IDENTIFIER:\n        return this.#parseIdentifierPrimary();\n      case TOKEN.LPAREN:\n        return this.#parseParenthesizedExpression();\n      case TOKEN.LBRACKET:\n        return this.parseList();\n      case TOKEN.LBRACE:\n        return this.parseMap();\n    }\n    throw parseError("unexpected_token", `Unexpected token: ${TOKEN_BY_NUMBER[this.type]}`, {\n      pos: this.pos,\n      start: this.pos,\n      end: this.lexer.pos,\n      input: this.input\n    });\n  }\n  #consumeLiteral() {\n    return this.#advanceToken(this.#node(this.pos, this.lexer.pos, OPERATORS.value, this.value));\n  }\n  #parseIdentifierPrimary() {\n    const value = this.value;\n    const end = this.lexer.pos;\n    const start = this.consume(TOKEN.IDENTIFIER);\n    if (RESERVED.has(value)) {\n      throw parseError("reserved_identifier", `Reserved identifier: ${value}`, {\n        pos: start,\n        start,\n        end,\n        input: this.input\n      });\n    }\n    if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value);\n    this.#advanceToken();\n    const args = this.parseArgumentList();\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RPAREN);\n    return this.#expandMacro(start, closeEnd, OPERATORS.call, [value, args]);\n  }\n  #parseParenthesizedExpression() {\n    this.consume(TOKEN.LPAREN);\n    const expr = this.parseExpression();\n    this.consume(TOKEN.RPAREN);\n    return expr;\n  }\n  parseList() {\n    const start = this.consume(TOKEN.LBRACKET);\n    const elements = [];\n    let remainingElements = this.limits.maxListElements;\n    if (!this.match(TOKEN.RBRACKET)) {\n      elements.push(this.parseExpression());\n      if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACKET)) break;\n        elements.push(this.parseExpression());\n        if (!remainingElements--) this.#limitExceeded("maxListElements", elements.at(-1).pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACKET);\n    return this.#node(start, closeEnd, OPERATORS.list, elements);\n  }\n  parseMap() {\n    const start = this.consume(TOKEN.LBRACE);\n    const props = [];\n    let remainingEntries = this.limits.maxMapEntries;\n    if (!this.match(TOKEN.RBRACE)) {\n      props.push(this.parseProperty());\n      if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RBRACE)) break;\n        props.push(this.parseProperty());\n        if (!remainingEntries--) this.#limitExceeded("maxMapEntries", props.at(-1)[0].pos);\n      }\n    }\n    const closeEnd = this.lexer.pos;\n    this.consume(TOKEN.RBRACE);\n    return this.#node(start, closeEnd, OPERATORS.map, props);\n  }\n  parseProperty() {\n    return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];\n  }\n  parseArgumentList() {\n    const args = [];\n    let remainingArgs = this.limits.maxCallArguments;\n    if (!this.match(TOKEN.RPAREN)) {\n      args.push(this.parseExpression());\n      if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      while (this.match(TOKEN.COMMA)) {\n        this.#advanceToken();\n        if (this.match(TOKEN.RPAREN)) break;\n        args.push(this.parseExpression());\n        if (!remainingArgs--) this.#limitExceeded("maxCallArguments", args.at(-1).pos);\n      }\n    }\n    return args;\n  }\n};\n\n// node_modules/@marcbachmann/cel-js/lib/options.js\nvar DEFAULT_LIMITS = objFreeze({\n  maxAstNodes: 1e5,\n  maxDepth: 250,\n  maxListElements: 1e3,\n  maxMapEntries: 1e3,\n  maxCallArguments: 32\n});\nvar LIMIT_KEYS = new Set(objKeys(DEFAULT_LIMITS));\nfunction createLimits(overrides, base = DEFAULT_LIMITS) {\n  const keys = overrides ? objKeys(overrides) : void 0;\n  if (!keys?.length) return base;\n  const merged = { ...base };\n  for (const key of keys) {\n    if (!LIMIT_KEYS.has(key)) throw new TypeError(`Unknown limits option: ${key}`);\n    const value = overrides[key];\n    if (typeof value !== "number") continue;\n    merged[key] = value;\n  }\n  return objFreeze(merged);\n}\nvar DEFAULT_OPTIONS = objFreeze({\n  unlistedVariablesAreDyn: false,\n  homogeneousAggregateLiterals: true,\n  enableOptionalTypes: false,\n  limits: DEFAULT_LIMITS\n});\nfunction bool(a, b, key) {\n  const value = a?.[key] ?? b?.[key];\n  if (typeof value !== "boolean") throw new TypeError(`Invalid option: ${key}`);\n  return value;\n}\nfunction createOptions(opts, base = DEFAULT_OPTIONS) {\n  if (!opts) return base;\n  return objFreeze({\n    unlistedVariablesAreDyn: bool(opts, base, "unlistedVariablesAreDyn"),\n    homogeneousAggregateLiterals: bool(opts, base, "homogeneousAggregateLiterals"),\n    enableOptionalTypes: bool(opts, base, "enableOptionalTypes"),\n    limits: createLimits(opts.limits, base.limits)\n  });\n}\n\n// node_modules/@marcbachmann/cel-js/lib/evaluator.js\nvar globalRegistry = createRegistry({ enableOptionalTypes: false });\nregisterFunctions(globalRegistry);\nregisterOverloads(globalRegistry);\nregisterMacros(globalRegistry);\nvar Environment = class _Environment {\n  #registry;\n  #evaluator;\n  #typeChecker;\n  #evalTypeChecker;\n  #parser;\n  constructor(opts, inherited) {\n    this.opts = createOptions(opts, inherited?.opts);\n    this.#registry = (inherited instanceof _Environment ? inherited.#registry : globalRegistry).clone(this.opts);\n    const childOpts = { registry: this.#registry, opts: this.opts };\n    this.#typeChecker = new TypeChecker(childOpts);\n    this.#evalTypeChecker = new TypeChecker(childOpts, true);\n    this.#evaluator = new Evaluator(childOpts);\n    this.#parser = new Parser(this.opts.limits, this.#registry);\n    Object.freeze(this);\n  }\n  clone(opts) {\n    return new _Environment(opts, this);\n  }\n  registerFunction(signature, handler, opts) {\n    this.#registry.registerFunctionOverload(signature, handler, opts);\n    return this;\n  }\n  registerOperator(string, handler, opts) {\n    this.#registry.registerOperatorOverload(string, handler, opts);\n    return this;\n  }\n  registerType(typename, constructor) {\n    this.#registry.registerType(typename, constructor);\n    return this;\n  }\n  registerVariable(name, type, opts) {\n    this.#registry.registerVariable(name, type, opts);\n    return this;\n  }\n  registerConstant(name, type, value) {\n    this.#registry.registerConstant(name, type, value);\n    return this;\n  }\n  hasVariable(name) {\n    return this.#registry.variables.has(name);\n  }\n  getDefinitions() {\n    return this.#registry.getDefinitions();\n  }\n  check(expression) {\n    try {\n      return this.#checkAST(this.#parser.parse(expression));\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #checkAST(ast) {\n    try {\n      const typeDecl = this.#typeChecker.check(ast, new RootContext(this.#registry));\n      return { valid: true, type: this.#formatTypeForCheck(typeDecl) };\n    } catch (error) {\n      return { valid: false, error };\n    }\n  }\n  #formatTypeForCheck(typeDecl) {\n    if (typeDecl.name === `list<dyn>`) return "list";\n    if (typeDecl.name === `map<dyn, dyn>`) return "map";\n    return typeDecl.name;\n  }\n  parse(expression) {\n    const ast = this.#parser.parse(expression);\n    const evaluateParsed = this.#evaluateAST.bind(this, ast);\n    evaluateParsed.check = this.#checkAST.bind(this, ast);\n    evaluateParsed.ast = ast;\n    return evaluateParsed;\n  }\n  evaluate(expression, context) {\n    return this.#evaluateAST(this.#parser.parse(expression), context);\n  }\n  #evaluateAST(ast, ctx) {\n    if (ast.checkedType) {\n      return ast.evaluate(this.#evaluator, ast, new RootContext(this.#registry, ctx));\n    } else {\n      this.#evalTypeChecker.check(ast, ctx = new RootContext(this.#registry, ctx));\n      return ast.evaluate(this.#evaluator, ast, ctx);\n    }\n  }\n};\nvar Evaluator = class extends Base {\n  constructor(opts) {\n    super(opts);\n    this.createError = evaluationError;\n  }\n  #firstMapElement(coll) {\n    if (coll instanceof Map) return coll.entries().next().value;\n    for (const key in coll) return [key, coll[key]];\n  }\n  debugRuntimeType(value, checkedType) {\n    return checkedType?.hasDynType === false ? checkedType : this.debugTypeDeep(value);\n  }\n  debugTypeDeep(value) {\n    const runtimeType = this.debugType(value);\n    switch (runtimeType.kind) {\n      case "list": {\n        const first = value instanceof Array ? value[0] : value.values().next().value;\n        if (first === void 0) return runtimeType;\n        return this.registry.getListType(this.debugTypeDeep(first));\n      }\n      case "map": {\n        const first = this.#firstMapElement(value);\n        if (!first) return runtimeType;\n        return this.registry.getMapType(\n          runtimeType.keyType.hasDynType ? this.debugTypeDeep(first[0]) : runtimeType.keyType,\n          runtimeType.valueType.hasDynType ? this.debugTypeDeep(first[1]) : runtimeType.valueType\n        );\n      }\n      default:\n        return runtimeType;\n    }\n  }\n  tryEval(ast, ctx) {\n    try {\n      const res = this.run(ast, ctx);\n      if (res instanceof Promise) return res.catch((err) => err);\n      return res;\n    } catch (err) {\n      return err;\n    }\n  }\n  run(ast, ctx) {\n    return ast.evaluate(this, ast, ctx);\n  }\n};\nvar globalEnvironment = new Environment({\n  unlistedVariablesAreDyn: true\n});\nfunction parse(expression) {\n  return globalEnvironment.parse(expression);\n}\n\n// src/manifest/policy-expression.ts\nvar MAX_EXPRESSION_CHARS = 4096;\nvar compiledByText = /* @__PURE__ */ new Map();\nfunction compileExpression(expression) {\n  let compiled = compiledByText.get(expression);\n  if (compiled === void 0) compiledByText.set(expression, compiled = compileOnce(expression));\n  return compiled;\n}\nfunction compileOnce(expression) {\n  if (expression.length > MAX_EXPRESSION_CHARS) {\n    return { ok: false, expression, reason: `the expression has ${expression.length} characters; at most ${MAX_EXPRESSION_CHARS} are allowed` };\n  }\n  try {\n    const program = parse(expression);\n    const cost = estimateCost(program);\n    if (cost > MAX_EXPRESSION_COST) {\n      return {\n        ok: false,\n        expression,\n        reason: `its estimated cost is ${formatCost(cost)} steps, over the limit of ${formatCost(MAX_EXPRESSION_COST)} (loops over lists nested in loops multiply)`\n      };\n    }\n    return { ok: true, expression, program };\n  } catch (err) {\n    if (err instanceof ParseError) return { ok: false, expression, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, expression, reason: "the expression is nested too deeply" };\n    throw err;\n  }\n}\nvar MAX_EXPRESSION_COST = 1e6;\nvar COMPREHENSIONS = /* @__PURE__ */ new Set(["all", "exists", "exists_one", "map", "filter"]);\nfunction estimateCost(program) {\n  return estimate(program.ast, /* @__PURE__ */ new Map()).cost;\n}\nfunction isNode(x) {\n  return x !== null && typeof x === "object" && !Array.isArray(x) && "op" in x;\n}\nfunction estimate(node, scope) {\n  if (Array.isArray(node)) return { cost: node.reduce((sum2, x) => sum2 + estimate(x, scope).cost, 0), shape: void 0 };\n  if (!isNode(node)) return { cost: 0, shape: void 0 };\n  const args = node.args;\n  switch (node.op) {\n    case "id":\n      return { cost: 1, shape: typeof args === "string" ? scope.get(args) : void 0 };\n    case "list": {\n      const items = Array.isArray(args) ? args.map((a) => estimate(a, scope)) : [];\n      return { cost: 1 + sum(items.map((i) => i.cost)), shape: { length: items.length, element: joinShapes(items.map((i) => i.shape)) } };\n    }\n    case "map": {\n      const entries = Array.isArray(args) ? args.map((e) => Array.isArray(e) ? e.map((x) => estimate(x, scope)) : []) : [];\n      return { cost: 1 + sum(entries.flat().map((i) => i.cost)), shape: { length: entries.length, element: joinShapes(entries.map((e) => e[0]?.shape)) } };\n    }\n    case "rcall":\n      return estimateCall(node, scope);\n    case "+":\n    case "==":\n    case "!=":\n    case "in": {\n      const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];\n      const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);\n      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;\n      return { cost, shape };\n    }\n    default:\n      return { cost: 1 + estimate(args, scope).cost, shape: void 0 };\n  }\n}\nfunction estimateCall(node, scope) {\n  const [name, receiver, callArgs] = Array.isArray(node.args) ? node.args : [];\n  const params = Array.isArray(callArgs) ? callArgs : [];\n  const variable = isNode(params[0]) && params[0].op === "id" && typeof params[0].args === "string" ? params[0].args : void 0;\n  if (typeof name === "string" && COMPREHENSIONS.has(name) && variable !== void 0) {\n    const range = estimate(receiver, scope);\n    const inner = new Map(scope).set(variable, range.shape?.element);\n    const body = params.slice(1).map((p) => estimate(p, inner));\n    const times = range.shape?.length ?? 1;\n    const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));\n    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;\n    return { cost, shape };\n  }\n  if (name === "bind" && variable !== void 0) {\n    const value = estimate(params[1], scope);\n    const body = estimate(params[2], new Map(scope).set(variable, value.shape));\n    return { cost: 1 + value.cost + body.cost, shape: body.shape };\n  }\n  return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };\n}\nfunction joinShapes(shapes) {\n  let out;\n  for (const s of shapes) {\n    if (s === void 0) continue;\n    out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };\n  }\n  return out;\n}\nfunction deepSize(shape) {\n  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));\n}\nfunction sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\nfunction formatCost(n) {\n  return n > 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");\n}\nfunction oneLine(message) {\n  return message.split("\\n")[0].trim();\n}\n\n// src/policy/run-check.ts\nfunction evaluateCheck(check2) {\n  const compiled = compileExpression(check2.expression);\n  if (!compiled.ok) return { ok: false, reason: `the expression does not compile: ${compiled.reason}` };\n  return runProgram(compiled.program, check2.context);\n}\nfunction runProgram(program, context) {\n  let value;\n  try {\n    value = program(context);\n  } catch (err) {\n    if (err instanceof EvaluationError) return { ok: false, reason: oneLine(err.summary || err.message) };\n    if (err instanceof RangeError) return { ok: false, reason: "the evaluation nested too deeply" };\n    throw err;\n  }\n  if (typeof value !== "boolean") return { ok: false, reason: `the expression gave ${describe(value)}, not true or false` };\n  return { ok: true, value };\n}\nfunction describe(value) {\n  if (value === null || value === void 0) return "null";\n  if (typeof value === "bigint" || typeof value === "number") return `a number (${String(value)})`;\n  if (typeof value === "string") return "a string";\n  if (Array.isArray(value)) return "a list";\n  return "a map";\n}\n\n// src/app/policy-worker.ts\nvar port = import_node_worker_threads.parentPort;\nif (port !== null) {\n  port.on("message", (checks) => {\n    checks.forEach((check2, index) => port.postMessage({ index, outcome: evaluateCheck(check2) }));\n  });\n  port.postMessage("ready");\n}\n' : void 0;
   }
 });
 
@@ -32351,9 +32351,9 @@ var init_paging = __esm({
   }
 });
 
-// ../main/node_modules/undici/lib/core/symbols.js
+// node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
-  "../main/node_modules/undici/lib/core/symbols.js"(exports2, module) {
+  "node_modules/undici/lib/core/symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kClose: /* @__PURE__ */ Symbol("close"),
@@ -32432,9 +32432,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/timers.js
+// node_modules/undici/lib/util/timers.js
 var require_timers = __commonJS({
-  "../main/node_modules/undici/lib/util/timers.js"(exports2, module) {
+  "node_modules/undici/lib/util/timers.js"(exports2, module) {
     "use strict";
     var fastNow = 0;
     var RESOLUTION_MS = 1e3;
@@ -32661,9 +32661,9 @@ var require_timers = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/errors.js
+// node_modules/undici/lib/core/errors.js
 var require_errors3 = __commonJS({
-  "../main/node_modules/undici/lib/core/errors.js"(exports2, module) {
+  "node_modules/undici/lib/core/errors.js"(exports2, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
@@ -33070,9 +33070,9 @@ var require_errors3 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/constants.js
+// node_modules/undici/lib/core/constants.js
 var require_constants = __commonJS({
-  "../main/node_modules/undici/lib/core/constants.js"(exports2, module) {
+  "node_modules/undici/lib/core/constants.js"(exports2, module) {
     "use strict";
     var wellknownHeaderNames = (
       /** @type {const} */
@@ -33198,9 +33198,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/tree.js
+// node_modules/undici/lib/core/tree.js
 var require_tree = __commonJS({
-  "../main/node_modules/undici/lib/core/tree.js"(exports2, module) {
+  "node_modules/undici/lib/core/tree.js"(exports2, module) {
     "use strict";
     var {
       wellknownHeaderNames,
@@ -33340,9 +33340,9 @@ var require_tree = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/util.js
+// node_modules/undici/lib/core/util.js
 var require_util2 = __commonJS({
-  "../main/node_modules/undici/lib/core/util.js"(exports2, module) {
+  "node_modules/undici/lib/core/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
@@ -34175,9 +34175,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/stats.js
+// node_modules/undici/lib/util/stats.js
 var require_stats = __commonJS({
-  "../main/node_modules/undici/lib/util/stats.js"(exports2, module) {
+  "node_modules/undici/lib/util/stats.js"(exports2, module) {
     "use strict";
     var {
       kConnected,
@@ -34209,9 +34209,9 @@ var require_stats = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/diagnostics.js
+// node_modules/undici/lib/core/diagnostics.js
 var require_diagnostics = __commonJS({
-  "../main/node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
+  "node_modules/undici/lib/core/diagnostics.js"(exports2, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util = __require("node:util");
@@ -34426,9 +34426,9 @@ var require_diagnostics = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/request.js
+// node_modules/undici/lib/core/request.js
 var require_request = __commonJS({
-  "../main/node_modules/undici/lib/core/request.js"(exports2, module) {
+  "node_modules/undici/lib/core/request.js"(exports2, module) {
     "use strict";
     var {
       InvalidArgumentError,
@@ -34822,9 +34822,9 @@ var require_request = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/wrap-handler.js
+// node_modules/undici/lib/handler/wrap-handler.js
 var require_wrap_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/wrap-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/wrap-handler.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     module.exports = class WrapHandler {
@@ -34905,9 +34905,9 @@ var require_wrap_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/dispatcher.js
+// node_modules/undici/lib/dispatcher/dispatcher.js
 var require_dispatcher = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
     "use strict";
     var EventEmitter = __require("node:events");
     var WrapHandler = require_wrap_handler();
@@ -34947,9 +34947,9 @@ var require_dispatcher = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/unwrap-handler.js
+// node_modules/undici/lib/handler/unwrap-handler.js
 var require_unwrap_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/unwrap-handler.js"(exports2, module) {
     "use strict";
     var { parseHeaders } = require_util2();
     var { InvalidArgumentError } = require_errors3();
@@ -35035,9 +35035,9 @@ var require_unwrap_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/dispatcher-base.js
+// node_modules/undici/lib/dispatcher/dispatcher-base.js
 var require_dispatcher_base = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports2, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var Dispatcher = require_dispatcher();
@@ -35198,9 +35198,9 @@ var require_dispatcher_base = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/connect.js
+// node_modules/undici/lib/core/connect.js
 var require_connect = __commonJS({
-  "../main/node_modules/undici/lib/core/connect.js"(exports2, module) {
+  "node_modules/undici/lib/core/connect.js"(exports2, module) {
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
@@ -35328,9 +35328,9 @@ var require_connect = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/llhttp/utils.js
+// node_modules/undici/lib/llhttp/utils.js
 var require_utils2 = __commonJS({
-  "../main/node_modules/undici/lib/llhttp/utils.js"(exports2) {
+  "node_modules/undici/lib/llhttp/utils.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = enumToMap;
@@ -35344,9 +35344,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/llhttp/constants.js
+// node_modules/undici/lib/llhttp/constants.js
 var require_constants2 = __commonJS({
-  "../main/node_modules/undici/lib/llhttp/constants.js"(exports2) {
+  "node_modules/undici/lib/llhttp/constants.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.MINOR = exports2.MAJOR = exports2.HTAB_SP_VCHAR_OBS_TEXT = exports2.QUOTED_STRING = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.STATUSES_HTTP = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.HEADER_STATE = exports2.FINISH = exports2.STATUSES = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
@@ -35967,9 +35967,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/llhttp/llhttp-wasm.js
+// node_modules/undici/lib/llhttp/llhttp-wasm.js
 var require_llhttp_wasm = __commonJS({
-  "../main/node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
+  "node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var wasmBase64 = "AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAn9/AGABfwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAzU0BQYAAAMAAAAAAAADAQMAAwMDAAACAAAAAAICAgICAgICAgIBAQEBAQEBAQEBAwAAAwAAAAQFAXABExMFAwEAAgYIAX8BQcDZBAsHxQcoBm1lbW9yeQIAC19pbml0aWFsaXplAAgZX19pbmRpcmVjdF9mdW5jdGlvbl90YWJsZQEAC2xsaHR0cF9pbml0AAkYbGxodHRwX3Nob3VsZF9rZWVwX2FsaXZlADcMbGxodHRwX2FsbG9jAAsGbWFsbG9jADkLbGxodHRwX2ZyZWUADARmcmVlAAwPbGxodHRwX2dldF90eXBlAA0VbGxodHRwX2dldF9odHRwX21ham9yAA4VbGxodHRwX2dldF9odHRwX21pbm9yAA8RbGxodHRwX2dldF9tZXRob2QAEBZsbGh0dHBfZ2V0X3N0YXR1c19jb2RlABESbGxodHRwX2dldF91cGdyYWRlABIMbGxodHRwX3Jlc2V0ABMObGxodHRwX2V4ZWN1dGUAFBRsbGh0dHBfc2V0dGluZ3NfaW5pdAAVDWxsaHR0cF9maW5pc2gAFgxsbGh0dHBfcGF1c2UAFw1sbGh0dHBfcmVzdW1lABgbbGxodHRwX3Jlc3VtZV9hZnRlcl91cGdyYWRlABkQbGxodHRwX2dldF9lcnJubwAaF2xsaHR0cF9nZXRfZXJyb3JfcmVhc29uABsXbGxodHRwX3NldF9lcnJvcl9yZWFzb24AHBRsbGh0dHBfZ2V0X2Vycm9yX3BvcwAdEWxsaHR0cF9lcnJub19uYW1lAB4SbGxodHRwX21ldGhvZF9uYW1lAB8SbGxodHRwX3N0YXR1c19uYW1lACAabGxodHRwX3NldF9sZW5pZW50X2hlYWRlcnMAISFsbGh0dHBfc2V0X2xlbmllbnRfY2h1bmtlZF9sZW5ndGgAIh1sbGh0dHBfc2V0X2xlbmllbnRfa2VlcF9hbGl2ZQAjJGxsaHR0cF9zZXRfbGVuaWVudF90cmFuc2Zlcl9lbmNvZGluZwAkGmxsaHR0cF9zZXRfbGVuaWVudF92ZXJzaW9uACUjbGxodHRwX3NldF9sZW5pZW50X2RhdGFfYWZ0ZXJfY2xvc2UAJidsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfbGZfYWZ0ZXJfY3IAJyxsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfY3JsZl9hZnRlcl9jaHVuawAoKGxsaHR0cF9zZXRfbGVuaWVudF9vcHRpb25hbF9jcl9iZWZvcmVfbGYAKSpsbGh0dHBfc2V0X2xlbmllbnRfc3BhY2VzX2FmdGVyX2NodW5rX3NpemUAKhhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YANgkYAQBBAQsSAQIDBAUKBgcyNDMuKy8tLDAxCq/ZAjQWAEHA1QAoAgAEQAALQcDVAEEBNgIACxQAIAAQOCAAIAI2AjggACABOgAoCxQAIAAgAC8BNCAALQAwIAAQNxAACx4BAX9BwAAQOiIBEDggAUGACDYCOCABIAA6ACggAQuPDAEHfwJAIABFDQAgAEEIayIBIABBBGsoAgAiAEF4cSIEaiEFAkAgAEEBcQ0AIABBA3FFDQEgASABKAIAIgBrIgFB1NUAKAIASQ0BIAAgBGohBAJAAkBB2NUAKAIAIAFHBEAgAEH/AU0EQCAAQQN2IQMgASgCCCIAIAEoAgwiAkYEQEHE1QBBxNUAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgASgCGCEGIAEgASgCDCIARwRAIAAgASgCCCICNgIIIAIgADYCDAwDCyABQRRqIgMoAgAiAkUEQCABKAIQIgJFDQIgAUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSgCBCIAQQNxQQNHDQIgBSAAQX5xNgIEQczVACAENgIAIAUgBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgASgCHCICQQJ0QfTXAGoiAygCACABRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAFGG2ogADYCACAARQ0BCyAAIAY2AhggASgCECICBEAgACACNgIQIAIgADYCGAsgAUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBU8NACAFKAIEIgBBAXFFDQACQAJAAkACQCAAQQJxRQRAQdzVACgCACAFRgRAQdzVACABNgIAQdDVAEHQ1QAoAgAgBGoiADYCACABIABBAXI2AgQgAUHY1QAoAgBHDQZBzNUAQQA2AgBB2NUAQQA2AgAMBgtB2NUAKAIAIAVGBEBB2NUAIAE2AgBBzNUAQczVACgCACAEaiIANgIAIAEgAEEBcjYCBCAAIAFqIAA2AgAMBgsgAEF4cSAEaiEEIABB/wFNBEAgAEEDdiEDIAUoAggiACAFKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwFCyACIAA2AgggACACNgIMDAQLIAUoAhghBiAFIAUoAgwiAEcEQEHU1QAoAgAaIAAgBSgCCCICNgIIIAIgADYCDAwDCyAFQRRqIgMoAgAiAkUEQCAFKAIQIgJFDQIgBUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSAAQX5xNgIEIAEgBGogBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgBSgCHCICQQJ0QfTXAGoiAygCACAFRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAVGG2ogADYCACAARQ0BCyAAIAY2AhggBSgCECICBEAgACACNgIQIAIgADYCGAsgBUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBGogBDYCACABIARBAXI2AgQgAUHY1QAoAgBHDQBBzNUAIAQ2AgAMAQsgBEH/AU0EQCAEQXhxQezVAGohAAJ/QcTVACgCACICQQEgBEEDdnQiA3FFBEBBxNUAIAIgA3I2AgAgAAwBCyAAKAIICyICIAE2AgwgACABNgIIIAEgADYCDCABIAI2AggMAQtBHyECIARB////B00EQCAEQSYgBEEIdmciAGt2QQFxIABBAXRrQT5qIQILIAEgAjYCHCABQgA3AhAgAkECdEH01wBqIQACQEHI1QAoAgAiA0EBIAJ0IgdxRQRAIAAgATYCAEHI1QAgAyAHcjYCACABIAA2AhggASABNgIIIAEgATYCDAwBCyAEQRkgAkEBdmtBACACQR9HG3QhAiAAKAIAIQACQANAIAAiAygCBEF4cSAERg0BIAJBHXYhACACQQF0IQIgAyAAQQRxakEQaiIHKAIAIgANAAsgByABNgIAIAEgAzYCGCABIAE2AgwgASABNgIIDAELIAMoAggiACABNgIMIAMgATYCCCABQQA2AhggASADNgIMIAEgADYCCAtB5NUAQeTVACgCAEEBayIAQX8gABs2AgALCwcAIAAtACgLBwAgAC0AKgsHACAALQArCwcAIAAtACkLBwAgAC8BNAsHACAALQAwC0ABBH8gACgCGCEBIAAvAS4hAiAALQAoIQMgACgCOCEEIAAQOCAAIAQ2AjggACADOgAoIAAgAjsBLiAAIAE2AhgL5YUCAgd/A34gASACaiEEAkAgACIDKAIMIgANACADKAIEBEAgAyABNgIECyMAQRBrIgkkAAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAygCHCICQQJrDvwBAfkBAgMEBQYHCAkKCwwNDg8QERL4ARP3ARQV9gEWF/UBGBkaGxwdHh8g/QH7ASH0ASIjJCUmJygpKivzASwtLi8wMTLyAfEBMzTwAe8BNTY3ODk6Ozw9Pj9AQUJDREVGR0hJSktMTU5P+gFQUVJT7gHtAVTsAVXrAVZXWFla6gFbXF1eX2BhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ent8fX5/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcoBywHMAc0BzgHpAegBzwHnAdAB5gHRAdIB0wHUAeUB1QHWAdcB2AHZAdoB2wHcAd0B3gHfAeAB4QHiAeMBAPwBC0EADOMBC0EODOIBC0ENDOEBC0EPDOABC0EQDN8BC0ETDN4BC0EUDN0BC0EVDNwBC0EWDNsBC0EXDNoBC0EYDNkBC0EZDNgBC0EaDNcBC0EbDNYBC0EcDNUBC0EdDNQBC0EeDNMBC0EfDNIBC0EgDNEBC0EhDNABC0EIDM8BC0EiDM4BC0EkDM0BC0EjDMwBC0EHDMsBC0ElDMoBC0EmDMkBC0EnDMgBC0EoDMcBC0ESDMYBC0ERDMUBC0EpDMQBC0EqDMMBC0ErDMIBC0EsDMEBC0HeAQzAAQtBLgy/AQtBLwy+AQtBMAy9AQtBMQy8AQtBMgy7AQtBMwy6AQtBNAy5AQtB3wEMuAELQTUMtwELQTkMtgELQQwMtQELQTYMtAELQTcMswELQTgMsgELQT4MsQELQToMsAELQeABDK8BC0ELDK4BC0E/DK0BC0E7DKwBC0EKDKsBC0E8DKoBC0E9DKkBC0HhAQyoAQtBwQAMpwELQcAADKYBC0HCAAylAQtBCQykAQtBLQyjAQtBwwAMogELQcQADKEBC0HFAAygAQtBxgAMnwELQccADJ4BC0HIAAydAQtByQAMnAELQcoADJsBC0HLAAyaAQtBzAAMmQELQc0ADJgBC0HOAAyXAQtBzwAMlgELQdAADJUBC0HRAAyUAQtB0gAMkwELQdMADJIBC0HVAAyRAQtB1AAMkAELQdYADI8BC0HXAAyOAQtB2AAMjQELQdkADIwBC0HaAAyLAQtB2wAMigELQdwADIkBC0HdAAyIAQtB3gAMhwELQd8ADIYBC0HgAAyFAQtB4QAMhAELQeIADIMBC0HjAAyCAQtB5AAMgQELQeUADIABC0HiAQx/C0HmAAx+C0HnAAx9C0EGDHwLQegADHsLQQUMegtB6QAMeQtBBAx4C0HqAAx3C0HrAAx2C0HsAAx1C0HtAAx0C0EDDHMLQe4ADHILQe8ADHELQfAADHALQfIADG8LQfEADG4LQfMADG0LQfQADGwLQfUADGsLQfYADGoLQQIMaQtB9wAMaAtB+AAMZwtB+QAMZgtB+gAMZQtB+wAMZAtB/AAMYwtB/QAMYgtB/gAMYQtB/wAMYAtBgAEMXwtBgQEMXgtBggEMXQtBgwEMXAtBhAEMWwtBhQEMWgtBhgEMWQtBhwEMWAtBiAEMVwtBiQEMVgtBigEMVQtBiwEMVAtBjAEMUwtBjQEMUgtBjgEMUQtBjwEMUAtBkAEMTwtBkQEMTgtBkgEMTQtBkwEMTAtBlAEMSwtBlQEMSgtBlgEMSQtBlwEMSAtBmAEMRwtBmQEMRgtBmgEMRQtBmwEMRAtBnAEMQwtBnQEMQgtBngEMQQtBnwEMQAtBoAEMPwtBoQEMPgtBogEMPQtBowEMPAtBpAEMOwtBpQEMOgtBpgEMOQtBpwEMOAtBqAEMNwtBqQEMNgtBqgEMNQtBqwEMNAtBrAEMMwtBrQEMMgtBrgEMMQtBrwEMMAtBsAEMLwtBsQEMLgtBsgEMLQtBswEMLAtBtAEMKwtBtQEMKgtBtgEMKQtBtwEMKAtBuAEMJwtBuQEMJgtBugEMJQtBuwEMJAtBvAEMIwtBvQEMIgtBvgEMIQtBvwEMIAtBwAEMHwtBwQEMHgtBwgEMHQtBAQwcC0HDAQwbC0HEAQwaC0HFAQwZC0HGAQwYC0HHAQwXC0HIAQwWC0HJAQwVC0HKAQwUC0HLAQwTC0HMAQwSC0HNAQwRC0HOAQwQC0HPAQwPC0HQAQwOC0HRAQwNC0HSAQwMC0HTAQwLC0HUAQwKC0HVAQwJC0HWAQwIC0HjAQwHC0HXAQwGC0HYAQwFC0HZAQwEC0HaAQwDC0HbAQwCC0HdAQwBC0HcAQshAgNAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJ/AkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAMCfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAg7jAQABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEjJCUnKCmeA5sDmgORA4oDgwOAA/0C+wL4AvIC8QLvAu0C6ALnAuYC5QLkAtwC2wLaAtkC2ALXAtYC1QLPAs4CzALLAsoCyQLIAscCxgLEAsMCvgK8AroCuQK4ArcCtgK1ArQCswKyArECsAKuAq0CqQKoAqcCpgKlAqQCowKiAqECoAKfApgCkAKMAosCigKBAv4B/QH8AfsB+gH5AfgB9wH1AfMB8AHrAekB6AHnAeYB5QHkAeMB4gHhAeAB3wHeAd0B3AHaAdkB2AHXAdYB1QHUAdMB0gHRAdABzwHOAc0BzAHLAcoByQHIAccBxgHFAcQBwwHCAcEBwAG/Ab4BvQG8AbsBugG5AbgBtwG2AbUBtAGzAbIBsQGwAa8BrgGtAawBqwGqAakBqAGnAaYBpQGkAaMBogGfAZ4BmQGYAZcBlgGVAZQBkwGSAZEBkAGPAY0BjAGHAYYBhQGEAYMBggF9fHt6eXZ1dFBRUlNUVQsgASAERw1yQf0BIQIMvgMLIAEgBEcNmAFB2wEhAgy9AwsgASAERw3xAUGOASECDLwDCyABIARHDfwBQYQBIQIMuwMLIAEgBEcNigJB/wAhAgy6AwsgASAERw2RAkH9ACECDLkDCyABIARHDZQCQfsAIQIMuAMLIAEgBEcNHkEeIQIMtwMLIAEgBEcNGUEYIQIMtgMLIAEgBEcNygJBzQAhAgy1AwsgASAERw3VAkHGACECDLQDCyABIARHDdYCQcMAIQIMswMLIAEgBEcN3AJBOCECDLIDCyADLQAwQQFGDa0DDIkDC0EAIQACQAJAAkAgAy0AKkUNACADLQArRQ0AIAMvATIiAkECcUUNAQwCCyADLwEyIgJBAXFFDQELQQEhACADLQAoQQFGDQAgAy8BNCIGQeQAa0HkAEkNACAGQcwBRg0AIAZBsAJGDQAgAkHAAHENAEEAIQAgAkGIBHFBgARGDQAgAkEocUEARyEACyADQQA7ATIgA0EAOgAxAkAgAEUEQCADQQA6ADEgAy0ALkEEcQ0BDLEDCyADQgA3AyALIANBADoAMSADQQE6ADYMSAtBACEAAkAgAygCOCICRQ0AIAIoAjAiAkUNACADIAIRAAAhAAsgAEUNSCAAQRVHDWIgA0EENgIcIAMgATYCFCADQdIbNgIQIANBFTYCDEEAIQIMrwMLIAEgBEYEQEEGIQIMrwMLIAEtAABBCkcNGSABQQFqIQEMGgsgA0IANwMgQRIhAgyUAwsgASAERw2KA0EjIQIMrAMLIAEgBEYEQEEHIQIMrAMLAkACQCABLQAAQQprDgQBGBgAGAsgAUEBaiEBQRAhAgyTAwsgAUEBaiEBIANBL2otAABBAXENF0EAIQIgA0EANgIcIAMgATYCFCADQZkgNgIQIANBGTYCDAyrAwsgAyADKQMgIgwgBCABa60iCn0iC0IAIAsgDFgbNwMgIAogDFoNGEEIIQIMqgMLIAEgBEcEQCADQQk2AgggAyABNgIEQRQhAgyRAwtBCSECDKkDCyADKQMgUA2uAgxDCyABIARGBEBBCyECDKgDCyABLQAAQQpHDRYgAUEBaiEBDBcLIANBL2otAABBAXFFDRkMJgtBACEAAkAgAygCOCICRQ0AIAIoAlAiAkUNACADIAIRAAAhAAsgAA0ZDEILQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANGgwkC0EAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADRsMMgsgA0Evai0AAEEBcUUNHAwiC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADRwMQgtBACEAAkAgAygCOCICRQ0AIAIoAlQiAkUNACADIAIRAAAhAAsgAA0dDCALIAEgBEYEQEETIQIMoAMLAkAgAS0AACIAQQprDgQfIyMAIgsgAUEBaiEBDB8LQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANIgxCCyABIARGBEBBFiECDJ4DCyABLQAAQcDBAGotAABBAUcNIwyDAwsCQANAIAEtAABBsDtqLQAAIgBBAUcEQAJAIABBAmsOAgMAJwsgAUEBaiEBQSEhAgyGAwsgBCABQQFqIgFHDQALQRghAgydAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAFBAWoiARA0IgANIQxBC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADSMMKgsgASAERgRAQRwhAgybAwsgA0EKNgIIIAMgATYCBEEAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADSVBJCECDIEDCyABIARHBEADQCABLQAAQbA9ai0AACIAQQNHBEAgAEEBaw4FGBomggMlJgsgBCABQQFqIgFHDQALQRshAgyaAwtBGyECDJkDCwNAIAEtAABBsD9qLQAAIgBBA0cEQCAAQQFrDgUPEScTJicLIAQgAUEBaiIBRw0AC0EeIQIMmAMLIAEgBEcEQCADQQs2AgggAyABNgIEQQchAgz/AgtBHyECDJcDCyABIARGBEBBICECDJcDCwJAIAEtAABBDWsOFC4/Pz8/Pz8/Pz8/Pz8/Pz8/Pz8APwtBACECIANBADYCHCADQb8LNgIQIANBAjYCDCADIAFBAWo2AhQMlgMLIANBL2ohAgNAIAEgBEYEQEEhIQIMlwMLAkACQAJAIAEtAAAiAEEJaw4YAgApKQEpKSkpKSkpKSkpKSkpKSkpKSkCJwsgAUEBaiEBIANBL2otAABBAXFFDQoMGAsgAUEBaiEBDBcLIAFBAWohASACLQAAQQJxDQALQQAhAiADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMDJUDCyADLQAuQYABcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAlwiAkUNACADIAIRAAAhAAsgAEUN5gIgAEEVRgRAIANBJDYCHCADIAE2AhQgA0GbGzYCECADQRU2AgxBACECDJQDC0EAIQIgA0EANgIcIAMgATYCFCADQZAONgIQIANBFDYCDAyTAwtBACECIANBADYCHCADIAE2AhQgA0G+IDYCECADQQI2AgwMkgMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABIAynaiIBEDIiAEUNKyADQQc2AhwgAyABNgIUIAMgADYCDAyRAwsgAy0ALkHAAHFFDQELQQAhAAJAIAMoAjgiAkUNACACKAJYIgJFDQAgAyACEQAAIQALIABFDSsgAEEVRgRAIANBCjYCHCADIAE2AhQgA0HrGTYCECADQRU2AgxBACECDJADC0EAIQIgA0EANgIcIAMgATYCFCADQZMMNgIQIANBEzYCDAyPAwtBACECIANBADYCHCADIAE2AhQgA0GCFTYCECADQQI2AgwMjgMLQQAhAiADQQA2AhwgAyABNgIUIANB3RQ2AhAgA0EZNgIMDI0DC0EAIQIgA0EANgIcIAMgATYCFCADQeYdNgIQIANBGTYCDAyMAwsgAEEVRg09QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIsDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFDSggA0ENNgIcIAMgATYCFCADIAA2AgwMigMLIABBFUYNOkEAIQIgA0EANgIcIAMgATYCFCADQdAPNgIQIANBIjYCDAyJAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQwoCyADQQ42AhwgAyAANgIMIAMgAUEBajYCFAyIAwsgAEEVRg03QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIcDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDCcLIANBDzYCHCADIAA2AgwgAyABQQFqNgIUDIYDC0EAIQIgA0EANgIcIAMgATYCFCADQeIXNgIQIANBGTYCDAyFAwsgAEEVRg0zQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDIQDCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFDSUgA0ERNgIcIAMgATYCFCADIAA2AgwMgwMLIABBFUYNMEEAIQIgA0EANgIcIAMgATYCFCADQdYMNgIQIANBIzYCDAyCAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQwlCyADQRI2AhwgAyAANgIMIAMgAUEBajYCFAyBAwsgA0Evai0AAEEBcUUNAQtBFyECDOYCC0EAIQIgA0EANgIcIAMgATYCFCADQeIXNgIQIANBGTYCDAz+AgsgAEE7Rw0AIAFBAWohAQwMC0EAIQIgA0EANgIcIAMgATYCFCADQZIYNgIQIANBAjYCDAz8AgsgAEEVRg0oQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDPsCCyADQRQ2AhwgAyABNgIUIAMgADYCDAz6AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQz1AgsgA0EVNgIcIAMgADYCDCADIAFBAWo2AhQM+QILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEM8wILIANBFzYCHCADIAA2AgwgAyABQQFqNgIUDPgCCyAAQRVGDSNBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwM9wILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEMHQsgA0EZNgIcIAMgADYCDCADIAFBAWo2AhQM9gILIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUEQCABQQFqIQEM7wILIANBGjYCHCADIAA2AgwgAyABQQFqNgIUDPUCCyAAQRVGDR9BACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwM9AILIAMoAgQhACADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQwbCyADQRw2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM8wILIAMoAgQhACADQQA2AgQgAyAAIAEQMyIARQRAIAFBAWohAQzrAgsgA0EdNgIcIAMgADYCDCADIAFBAWo2AhRBACECDPICCyAAQTtHDQEgAUEBaiEBC0EmIQIM1wILQQAhAiADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMDO8CCyABIARHBEADQCABLQAAQSBHDYQCIAQgAUEBaiIBRw0AC0EsIQIM7wILQSwhAgzuAgsgASAERgRAQTQhAgzuAgsCQAJAA0ACQCABLQAAQQprDgQCAAADAAsgBCABQQFqIgFHDQALQTQhAgzvAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFDZ8CIANBMjYCHCADIAE2AhQgAyAANgIMQQAhAgzuAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFBEAgAUEBaiEBDJ8CCyADQTI2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM7QILIAEgBEcEQAJAA0AgAS0AAEEwayIAQf8BcUEKTwRAQTohAgzXAgsgAykDICILQpmz5syZs+bMGVYNASADIAtCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAMgCiALfDcDICAEIAFBAWoiAUcNAAtBwAAhAgzuAgsgAygCBCEAIANBADYCBCADIAAgAUEBaiIBEDEiAA0XDOICC0HAACECDOwCCyABIARGBEBByQAhAgzsAgsCQANAAkAgAS0AAEEJaw4YAAKiAqICqQKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogIAogILIAQgAUEBaiIBRw0AC0HJACECDOwCCyABQQFqIQEgA0Evai0AAEEBcQ2lAiADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMQQAhAgzrAgsgASAERwRAA0AgAS0AAEEgRw0VIAQgAUEBaiIBRw0AC0H4ACECDOsCC0H4ACECDOoCCyADQQI6ACgMOAtBACECIANBADYCHCADQb8LNgIQIANBAjYCDCADIAFBAWo2AhQM6AILQQAhAgzOAgtBDSECDM0CC0ETIQIMzAILQRUhAgzLAgtBFiECDMoCC0EYIQIMyQILQRkhAgzIAgtBGiECDMcCC0EbIQIMxgILQRwhAgzFAgtBHSECDMQCC0EeIQIMwwILQR8hAgzCAgtBICECDMECC0EiIQIMwAILQSMhAgy/AgtBJSECDL4CC0HlACECDL0CCyADQT02AhwgAyABNgIUIAMgADYCDEEAIQIM1QILIANBGzYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDNQCCyADQSA2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzTAgsgA0ETNgIcIAMgATYCFCADQZgaNgIQIANBFTYCDEEAIQIM0gILIANBCzYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNECCyADQRA2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzQAgsgA0EgNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIMzwILIANBCzYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDM4CCyADQQw2AhwgAyABNgIUIANBpBw2AhAgA0EVNgIMQQAhAgzNAgtBACECIANBADYCHCADIAE2AhQgA0HdDjYCECADQRI2AgwMzAILAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB/QEhAgzMAgsCQAJAIAMtADZBAUcNAEEAIQACQCADKAI4IgJFDQAgAigCYCICRQ0AIAMgAhEAACEACyAARQ0AIABBFUcNASADQfwBNgIcIAMgATYCFCADQdwZNgIQIANBFTYCDEEAIQIMzQILQdwBIQIMswILIANBADYCHCADIAE2AhQgA0H5CzYCECADQR82AgxBACECDMsCCwJAAkAgAy0AKEEBaw4CBAEAC0HbASECDLICC0HUASECDLECCyADQQI6ADFBACEAAkAgAygCOCICRQ0AIAIoAgAiAkUNACADIAIRAAAhAAsgAEUEQEHdASECDLECCyAAQRVHBEAgA0EANgIcIAMgATYCFCADQbQMNgIQIANBEDYCDEEAIQIMygILIANB+wE2AhwgAyABNgIUIANBgRo2AhAgA0EVNgIMQQAhAgzJAgsgASAERgRAQfoBIQIMyQILIAEtAABByABGDQEgA0EBOgAoC0HAASECDK4CC0HaASECDK0CCyABIARHBEAgA0EMNgIIIAMgATYCBEHZASECDK0CC0H5ASECDMUCCyABIARGBEBB+AEhAgzFAgsgAS0AAEHIAEcNBCABQQFqIQFB2AEhAgyrAgsgASAERgRAQfcBIQIMxAILAkACQCABLQAAQcUAaw4QAAUFBQUFBQUFBQUFBQUFAQULIAFBAWohAUHWASECDKsCCyABQQFqIQFB1wEhAgyqAgtB9gEhAiABIARGDcICIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbrVAGotAABHDQMgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADMMCCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQLiIARQRAQeMBIQIMqgILIANB9QE2AhwgAyABNgIUIAMgADYCDEEAIQIMwgILQfQBIQIgASAERg3BAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEG41QBqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzCAgsgA0GBBDsBKCADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQLiIADQMMAgsgA0EANgIAC0EAIQIgA0EANgIcIAMgATYCFCADQeUfNgIQIANBCDYCDAy/AgtB1QEhAgylAgsgA0HzATYCHCADIAE2AhQgAyAANgIMQQAhAgy9AgtBACEAAkAgAygCOCICRQ0AIAIoAkAiAkUNACADIAIRAAAhAAsgAEUNbiAAQRVHBEAgA0EANgIcIAMgATYCFCADQYIPNgIQIANBIDYCDEEAIQIMvQILIANBjwE2AhwgAyABNgIUIANB7Bs2AhAgA0EVNgIMQQAhAgy8AgsgASAERwRAIANBDTYCCCADIAE2AgRB0wEhAgyjAgtB8gEhAgy7AgsgASAERgRAQfEBIQIMuwILAkACQAJAIAEtAABByABrDgsAAQgICAgICAgIAggLIAFBAWohAUHQASECDKMCCyABQQFqIQFB0QEhAgyiAgsgAUEBaiEBQdIBIQIMoQILQfABIQIgASAERg25AiADKAIAIgAgBCABa2ohBiABIABrQQJqIQUDQCABLQAAIABBtdUAai0AAEcNBCAAQQJGDQMgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMuQILQe8BIQIgASAERg24AiADKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABBs9UAai0AAEcNAyAAQQFGDQIgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMuAILQe4BIQIgASAERg23AiADKAIAIgAgBCABa2ohBiABIABrQQJqIQUDQCABLQAAIABBsNUAai0AAEcNAiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAY2AgAMtwILIAMoAgQhACADQgA3AwAgAyAAIAVBAWoiARArIgBFDQIgA0HsATYCHCADIAE2AhQgAyAANgIMQQAhAgy2AgsgA0EANgIACyADKAIEIQAgA0EANgIEIAMgACABECsiAEUNnAIgA0HtATYCHCADIAE2AhQgAyAANgIMQQAhAgy0AgtBzwEhAgyaAgtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDLQCC0HOASECDJoCCyADQesBNgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMsgILIAEgBEYEQEHrASECDLICCyABLQAAQS9GBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GyODYCECADQQg2AgxBACECDLECC0HNASECDJcCCyABIARHBEAgA0EONgIIIAMgATYCBEHMASECDJcCC0HqASECDK8CCyABIARGBEBB6QEhAgyvAgsgAS0AAEEwayIAQf8BcUEKSQRAIAMgADoAKiABQQFqIQFBywEhAgyWAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZcCIANB6AE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILIAEgBEYEQEHnASECDK4CCwJAIAEtAABBLkYEQCABQQFqIQEMAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZgCIANB5gE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILQcoBIQIMlAILIAEgBEYEQEHlASECDK0CC0EAIQBBASEFQQEhB0EAIQICQAJAAkACQAJAAn8CQAJAAkACQAJAAkACQCABLQAAQTBrDgoKCQABAgMEBQYICwtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshAkEAIQVBACEHDAILQQkhAkEBIQBBACEFQQAhBwwBC0EAIQVBASECCyADIAI6ACsgAUEBaiEBAkACQCADLQAuQRBxDQACQAJAAkAgAy0AKg4DAQACBAsgB0UNAwwCCyAADQEMAgsgBUUNAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDQIgA0HiATYCHCADIAE2AhQgAyAANgIMQQAhAgyvAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZoCIANB4wE2AhwgAyABNgIUIAMgADYCDEEAIQIMrgILIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ2YAiADQeQBNgIcIAMgATYCFCADIAA2AgwMrQILQckBIQIMkwILQQAhAAJAIAMoAjgiAkUNACACKAJEIgJFDQAgAyACEQAAIQALAkAgAARAIABBFUYNASADQQA2AhwgAyABNgIUIANBpA02AhAgA0EhNgIMQQAhAgytAgtByAEhAgyTAgsgA0HhATYCHCADIAE2AhQgA0HQGjYCECADQRU2AgxBACECDKsCCyABIARGBEBB4QEhAgyrAgsCQCABLQAAQSBGBEAgA0EAOwE0IAFBAWohAQwBCyADQQA2AhwgAyABNgIUIANBmRE2AhAgA0EJNgIMQQAhAgyrAgtBxwEhAgyRAgsgASAERgRAQeABIQIMqgILAkAgAS0AAEEwa0H/AXEiAkEKSQRAIAFBAWohAQJAIAMvATQiAEGZM0sNACADIABBCmwiADsBNCAAQf7/A3EgAkH//wNzSw0AIAMgACACajsBNAwCC0EAIQIgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDAyrAgsgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDEEAIQIMqgILQcYBIQIMkAILIAEgBEYEQEHfASECDKkCCwJAIAEtAABBMGtB/wFxIgJBCkkEQCABQQFqIQECQCADLwE0IgBBmTNLDQAgAyAAQQpsIgA7ATQgAEH+/wNxIAJB//8Dc0sNACADIAAgAmo7ATQMAgtBACECIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgwMqgILIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgxBACECDKkCC0HFASECDI8CCyABIARGBEBB3gEhAgyoAgsCQCABLQAAQTBrQf8BcSICQQpJBEAgAUEBaiEBAkAgAy8BNCIAQZkzSw0AIAMgAEEKbCIAOwE0IABB/v8DcSACQf//A3NLDQAgAyAAIAJqOwE0DAILQQAhAiADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMDKkCCyADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMQQAhAgyoAgtBxAEhAgyOAgsgASAERgRAQd0BIQIMpwILAkACQAJAAkAgAS0AAEEKaw4XAgMDAAMDAwMDAwMDAwMDAwMDAwMDAwEDCyABQQFqDAULIAFBAWohAUHDASECDI8CCyABQQFqIQEgA0Evai0AAEEBcQ0IIANBADYCHCADIAE2AhQgA0GNCzYCECADQQ02AgxBACECDKcCCyADQQA2AhwgAyABNgIUIANBjQs2AhAgA0ENNgIMQQAhAgymAgsgASAERwRAIANBDzYCCCADIAE2AgRBASECDI0CC0HcASECDKUCCwJAAkADQAJAIAEtAABBCmsOBAIAAAMACyAEIAFBAWoiAUcNAAtB2wEhAgymAgsgAygCBCEAIANBADYCBCADIAAgARAtIgBFBEAgAUEBaiEBDAQLIANB2gE2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMpQILIAMoAgQhACADQQA2AgQgAyAAIAEQLSIADQEgAUEBagshAUHBASECDIoCCyADQdkBNgIcIAMgADYCDCADIAFBAWo2AhRBACECDKICC0HCASECDIgCCyADQS9qLQAAQQFxDQEgA0EANgIcIAMgATYCFCADQeQcNgIQIANBGTYCDEEAIQIMoAILIAEgBEYEQEHZASECDKACCwJAAkACQCABLQAAQQprDgQBAgIAAgsgAUEBaiEBDAILIAFBAWohAQwBCyADLQAuQcAAcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAjwiAkUNACADIAIRAAAhAAsgAEUNoAEgAEEVRgRAIANB2QA2AhwgAyABNgIUIANBtxo2AhAgA0EVNgIMQQAhAgyfAgsgA0EANgIcIAMgATYCFCADQYANNgIQIANBGzYCDEEAIQIMngILIANBADYCHCADIAE2AhQgA0HcKDYCECADQQI2AgxBACECDJ0CCyABIARHBEAgA0EMNgIIIAMgATYCBEG/ASECDIQCC0HYASECDJwCCyABIARGBEBB1wEhAgycAgsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBwQBrDhUAAQIDWgQFBlpaWgcICQoLDA0ODxBaCyABQQFqIQFB+wAhAgySAgsgAUEBaiEBQfwAIQIMkQILIAFBAWohAUGBASECDJACCyABQQFqIQFBhQEhAgyPAgsgAUEBaiEBQYYBIQIMjgILIAFBAWohAUGJASECDI0CCyABQQFqIQFBigEhAgyMAgsgAUEBaiEBQY0BIQIMiwILIAFBAWohAUGWASECDIoCCyABQQFqIQFBlwEhAgyJAgsgAUEBaiEBQZgBIQIMiAILIAFBAWohAUGlASECDIcCCyABQQFqIQFBpgEhAgyGAgsgAUEBaiEBQawBIQIMhQILIAFBAWohAUG0ASECDIQCCyABQQFqIQFBtwEhAgyDAgsgAUEBaiEBQb4BIQIMggILIAEgBEYEQEHWASECDJsCCyABLQAAQc4ARw1IIAFBAWohAUG9ASECDIECCyABIARGBEBB1QEhAgyaAgsCQAJAAkAgAS0AAEHCAGsOEgBKSkpKSkpKSkoBSkpKSkpKAkoLIAFBAWohAUG4ASECDIICCyABQQFqIQFBuwEhAgyBAgsgAUEBaiEBQbwBIQIMgAILQdQBIQIgASAERg2YAiADKAIAIgAgBCABa2ohBSABIABrQQdqIQYCQANAIAEtAAAgAEGo1QBqLQAARw1FIABBB0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyZAgsgA0EANgIAIAZBAWohAUEbDEULIAEgBEYEQEHTASECDJgCCwJAAkAgAS0AAEHJAGsOBwBHR0dHRwFHCyABQQFqIQFBuQEhAgz/AQsgAUEBaiEBQboBIQIM/gELQdIBIQIgASAERg2WAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGm1QBqLQAARw1DIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyXAgsgA0EANgIAIAZBAWohAUEPDEMLQdEBIQIgASAERg2VAiADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGk1QBqLQAARw1CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyWAgsgA0EANgIAIAZBAWohAUEgDEILQdABIQIgASAERg2UAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw1BIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyVAgsgA0EANgIAIAZBAWohAUESDEELIAEgBEYEQEHPASECDJQCCwJAAkAgAS0AAEHFAGsODgBDQ0NDQ0NDQ0NDQ0MBQwsgAUEBaiEBQbUBIQIM+wELIAFBAWohAUG2ASECDPoBC0HOASECIAEgBEYNkgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBntUAai0AAEcNPyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkwILIANBADYCACAGQQFqIQFBBww/C0HNASECIAEgBEYNkQIgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBmNUAai0AAEcNPiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkgILIANBADYCACAGQQFqIQFBKAw+CyABIARGBEBBzAEhAgyRAgsCQAJAAkAgAS0AAEHFAGsOEQBBQUFBQUFBQUEBQUFBQUECQQsgAUEBaiEBQbEBIQIM+QELIAFBAWohAUGyASECDPgBCyABQQFqIQFBswEhAgz3AQtBywEhAiABIARGDY8CIAMoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQZHVAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJACCyADQQA2AgAgBkEBaiEBQRoMPAtBygEhAiABIARGDY4CIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQY3VAGotAABHDTsgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADI8CCyADQQA2AgAgBkEBaiEBQSEMOwsgASAERgRAQckBIQIMjgILAkACQCABLQAAQcEAaw4UAD09PT09PT09PT09PT09PT09PQE9CyABQQFqIQFBrQEhAgz1AQsgAUEBaiEBQbABIQIM9AELIAEgBEYEQEHIASECDI0CCwJAAkAgAS0AAEHVAGsOCwA8PDw8PDw8PDwBPAsgAUEBaiEBQa4BIQIM9AELIAFBAWohAUGvASECDPMBC0HHASECIAEgBEYNiwIgAygCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABBhNUAai0AAEcNOCAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMjAILIANBADYCACAGQQFqIQFBKgw4CyABIARGBEBBxgEhAgyLAgsgAS0AAEHQAEcNOCABQQFqIQFBJQw3C0HFASECIAEgBEYNiQIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBgdUAai0AAEcNNiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMigILIANBADYCACAGQQFqIQFBDgw2CyABIARGBEBBxAEhAgyJAgsgAS0AAEHFAEcNNiABQQFqIQFBqwEhAgzvAQsgASAERgRAQcMBIQIMiAILAkACQAJAAkAgAS0AAEHCAGsODwABAjk5OTk5OTk5OTk5AzkLIAFBAWohAUGnASECDPEBCyABQQFqIQFBqAEhAgzwAQsgAUEBaiEBQakBIQIM7wELIAFBAWohAUGqASECDO4BC0HCASECIAEgBEYNhgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB/tQAai0AAEcNMyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhwILIANBADYCACAGQQFqIQFBFAwzC0HBASECIAEgBEYNhQIgAygCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABB+dQAai0AAEcNMiAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhgILIANBADYCACAGQQFqIQFBKwwyC0HAASECIAEgBEYNhAIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB9tQAai0AAEcNMSAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhQILIANBADYCACAGQQFqIQFBLAwxC0G/ASECIAEgBEYNgwIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBodUAai0AAEcNMCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMhAILIANBADYCACAGQQFqIQFBEQwwC0G+ASECIAEgBEYNggIgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABB8tQAai0AAEcNLyAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMgwILIANBADYCACAGQQFqIQFBLgwvCyABIARGBEBBvQEhAgyCAgsCQAJAAkACQAJAIAEtAABBwQBrDhUANDQ0NDQ0NDQ0NAE0NAI0NAM0NAQ0CyABQQFqIQFBmwEhAgzsAQsgAUEBaiEBQZwBIQIM6wELIAFBAWohAUGdASECDOoBCyABQQFqIQFBogEhAgzpAQsgAUEBaiEBQaQBIQIM6AELIAEgBEYEQEG8ASECDIECCwJAAkAgAS0AAEHSAGsOAwAwATALIAFBAWohAUGjASECDOgBCyABQQFqIQFBBAwtC0G7ASECIAEgBEYN/wEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8NQAai0AAEcNLCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMgAILIANBADYCACAGQQFqIQFBHQwsCyABIARGBEBBugEhAgz/AQsCQAJAIAEtAABByQBrDgcBLi4uLi4ALgsgAUEBaiEBQaEBIQIM5gELIAFBAWohAUEiDCsLIAEgBEYEQEG5ASECDP4BCyABLQAAQdAARw0rIAFBAWohAUGgASECDOQBCyABIARGBEBBuAEhAgz9AQsCQAJAIAEtAABBxgBrDgsALCwsLCwsLCwsASwLIAFBAWohAUGeASECDOQBCyABQQFqIQFBnwEhAgzjAQtBtwEhAiABIARGDfsBIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQezUAGotAABHDSggAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPwBCyADQQA2AgAgBkEBaiEBQQ0MKAtBtgEhAiABIARGDfoBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDScgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPsBCyADQQA2AgAgBkEBaiEBQQwMJwtBtQEhAiABIARGDfkBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQerUAGotAABHDSYgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPoBCyADQQA2AgAgBkEBaiEBQQMMJgtBtAEhAiABIARGDfgBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQejUAGotAABHDSUgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPkBCyADQQA2AgAgBkEBaiEBQSYMJQsgASAERgRAQbMBIQIM+AELAkACQCABLQAAQdQAaw4CAAEnCyABQQFqIQFBmQEhAgzfAQsgAUEBaiEBQZoBIQIM3gELQbIBIQIgASAERg32ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHm1ABqLQAARw0jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz3AQsgA0EANgIAIAZBAWohAUEnDCMLQbEBIQIgASAERg31ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHk1ABqLQAARw0iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz2AQsgA0EANgIAIAZBAWohAUEcDCILQbABIQIgASAERg30ASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHe1ABqLQAARw0hIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz1AQsgA0EANgIAIAZBAWohAUEGDCELQa8BIQIgASAERg3zASADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHZ1ABqLQAARw0gIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAz0AQsgA0EANgIAIAZBAWohAUEZDCALIAEgBEYEQEGuASECDPMBCwJAAkACQAJAIAEtAABBLWsOIwAkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJAEkJCQkJAIkJCQDJAsgAUEBaiEBQY4BIQIM3AELIAFBAWohAUGPASECDNsBCyABQQFqIQFBlAEhAgzaAQsgAUEBaiEBQZUBIQIM2QELQa0BIQIgASAERg3xASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHX1ABqLQAARw0eIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzyAQsgA0EANgIAIAZBAWohAUELDB4LIAEgBEYEQEGsASECDPEBCwJAAkAgAS0AAEHBAGsOAwAgASALIAFBAWohAUGQASECDNgBCyABQQFqIQFBkwEhAgzXAQsgASAERgRAQasBIQIM8AELAkACQCABLQAAQcEAaw4PAB8fHx8fHx8fHx8fHx8BHwsgAUEBaiEBQZEBIQIM1wELIAFBAWohAUGSASECDNYBCyABIARGBEBBqgEhAgzvAQsgAS0AAEHMAEcNHCABQQFqIQFBCgwbC0GpASECIAEgBEYN7QEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABB0dQAai0AAEcNGiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7gELIANBADYCACAGQQFqIQFBHgwaC0GoASECIAEgBEYN7AEgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCABLQAAIABBytQAai0AAEcNGSAAQQZGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7QELIANBADYCACAGQQFqIQFBFQwZC0GnASECIAEgBEYN6wEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBx9QAai0AAEcNGCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM7AELIANBADYCACAGQQFqIQFBFwwYC0GmASECIAEgBEYN6gEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBwdQAai0AAEcNFyAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6wELIANBADYCACAGQQFqIQFBGAwXCyABIARGBEBBpQEhAgzqAQsCQAJAIAEtAABByQBrDgcAGRkZGRkBGQsgAUEBaiEBQYsBIQIM0QELIAFBAWohAUGMASECDNABC0GkASECIAEgBEYN6AEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBptUAai0AAEcNFSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6QELIANBADYCACAGQQFqIQFBCQwVC0GjASECIAEgBEYN5wEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBpNUAai0AAEcNFCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM6AELIANBADYCACAGQQFqIQFBHwwUC0GiASECIAEgBEYN5gEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBvtQAai0AAEcNEyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM5wELIANBADYCACAGQQFqIQFBAgwTC0GhASECIAEgBEYN5QEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGA0AgAS0AACAAQbzUAGotAABHDREgAEEBRg0CIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADOUBCyABIARGBEBBoAEhAgzlAQtBASABLQAAQd8ARw0RGiABQQFqIQFBhwEhAgzLAQsgA0EANgIAIAZBAWohAUGIASECDMoBC0GfASECIAEgBEYN4gEgAygCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABBhNUAai0AAEcNDyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM4wELIANBADYCACAGQQFqIQFBKQwPC0GeASECIAEgBEYN4QEgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBuNQAai0AAEcNDiAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM4gELIANBADYCACAGQQFqIQFBLQwOCyABIARGBEBBnQEhAgzhAQsgAS0AAEHFAEcNDiABQQFqIQFBhAEhAgzHAQsgASAERgRAQZwBIQIM4AELAkACQCABLQAAQcwAaw4IAA8PDw8PDwEPCyABQQFqIQFBggEhAgzHAQsgAUEBaiEBQYMBIQIMxgELQZsBIQIgASAERg3eASADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEGz1ABqLQAARw0LIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzfAQsgA0EANgIAIAZBAWohAUEjDAsLQZoBIQIgASAERg3dASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGw1ABqLQAARw0KIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzeAQsgA0EANgIAIAZBAWohAUEADAoLIAEgBEYEQEGZASECDN0BCwJAAkAgAS0AAEHIAGsOCAAMDAwMDAwBDAsgAUEBaiEBQf0AIQIMxAELIAFBAWohAUGAASECDMMBCyABIARGBEBBmAEhAgzcAQsCQAJAIAEtAABBzgBrDgMACwELCyABQQFqIQFB/gAhAgzDAQsgAUEBaiEBQf8AIQIMwgELIAEgBEYEQEGXASECDNsBCyABLQAAQdkARw0IIAFBAWohAUEIDAcLQZYBIQIgASAERg3ZASADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEGs1ABqLQAARw0GIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzaAQsgA0EANgIAIAZBAWohAUEFDAYLQZUBIQIgASAERg3YASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGm1ABqLQAARw0FIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzZAQsgA0EANgIAIAZBAWohAUEWDAULQZQBIQIgASAERg3XASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw0EIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzYAQsgA0EANgIAIAZBAWohAUEQDAQLIAEgBEYEQEGTASECDNcBCwJAAkAgAS0AAEHDAGsODAAGBgYGBgYGBgYGAQYLIAFBAWohAUH5ACECDL4BCyABQQFqIQFB+gAhAgy9AQtBkgEhAiABIARGDdUBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQaDUAGotAABHDQIgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNYBCyADQQA2AgAgBkEBaiEBQSQMAgsgA0EANgIADAILIAEgBEYEQEGRASECDNQBCyABLQAAQcwARw0BIAFBAWohAUETCzoAKSADKAIEIQAgA0EANgIEIAMgACABEC4iAA0CDAELQQAhAiADQQA2AhwgAyABNgIUIANB/h82AhAgA0EGNgIMDNEBC0H4ACECDLcBCyADQZABNgIcIAMgATYCFCADIAA2AgxBACECDM8BC0EAIQACQCADKAI4IgJFDQAgAigCQCICRQ0AIAMgAhEAACEACyAARQ0AIABBFUYNASADQQA2AhwgAyABNgIUIANBgg82AhAgA0EgNgIMQQAhAgzOAQtB9wAhAgy0AQsgA0GPATYCHCADIAE2AhQgA0HsGzYCECADQRU2AgxBACECDMwBCyABIARGBEBBjwEhAgzMAQsCQCABLQAAQSBGBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GbHzYCECADQQY2AgxBACECDMwBC0ECIQIMsgELA0AgAS0AAEEgRw0CIAQgAUEBaiIBRw0AC0GOASECDMoBCyABIARGBEBBjQEhAgzKAQsCQCABLQAAQQlrDgRKAABKAAtB9QAhAgywAQsgAy0AKUEFRgRAQfYAIQIMsAELQfQAIQIMrwELIAEgBEYEQEGMASECDMgBCyADQRA2AgggAyABNgIEDAoLIAEgBEYEQEGLASECDMcBCwJAIAEtAABBCWsOBEcAAEcAC0HzACECDK0BCyABIARHBEAgA0EQNgIIIAMgATYCBEHxACECDK0BC0GKASECDMUBCwJAIAEgBEcEQANAIAEtAABBoNAAai0AACIAQQNHBEACQCAAQQFrDgJJAAQLQfAAIQIMrwELIAQgAUEBaiIBRw0AC0GIASECDMYBC0GIASECDMUBCyADQQA2AhwgAyABNgIUIANB2yA2AhAgA0EHNgIMQQAhAgzEAQsgASAERgRAQYkBIQIMxAELAkACQAJAIAEtAABBoNIAai0AAEEBaw4DRgIAAQtB8gAhAgysAQsgA0EANgIcIAMgATYCFCADQbQSNgIQIANBBzYCDEEAIQIMxAELQeoAIQIMqgELIAEgBEcEQCABQQFqIQFB7wAhAgyqAQtBhwEhAgzCAQsgBCABIgBGBEBBhgEhAgzCAQsgAC0AACIBQS9GBEAgAEEBaiEBQe4AIQIMqQELIAFBCWsiAkEXSw0BIAAhAUEBIAJ0QZuAgARxDUEMAQsgBCABIgBGBEBBhQEhAgzBAQsgAC0AAEEvRw0AIABBAWohAQwDC0EAIQIgA0EANgIcIAMgADYCFCADQdsgNgIQIANBBzYCDAy/AQsCQAJAAkACQAJAA0AgAS0AAEGgzgBqLQAAIgBBBUcEQAJAAkAgAEEBaw4IRwUGBwgABAEIC0HrACECDK0BCyABQQFqIQFB7QAhAgysAQsgBCABQQFqIgFHDQALQYQBIQIMwwELIAFBAWoMFAsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgzBAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgzAAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDR4gA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgy/AQsgA0EANgIcIAMgATYCFCADQfkPNgIQIANBBzYCDEEAIQIMvgELIAEgBEYEQEGDASECDL4BCwJAIAEtAABBoM4Aai0AAEEBaw4IPgQFBgAIAgMHCyABQQFqIQELQQMhAgyjAQsgAUEBagwNC0EAIQIgA0EANgIcIANB0RI2AhAgA0EHNgIMIAMgAUEBajYCFAy6AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgy5AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgy4AQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDRYgA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgy3AQsgA0EANgIcIAMgATYCFCADQfkPNgIQIANBBzYCDEEAIQIMtgELQewAIQIMnAELIAEgBEYEQEGCASECDLUBCyABQQFqDAILIAEgBEYEQEGBASECDLQBCyABQQFqDAELIAEgBEYNASABQQFqCyEBQQQhAgyYAQtBgAEhAgywAQsDQCABLQAAQaDMAGotAAAiAEECRwRAIABBAUcEQEHpACECDJkBCwwxCyAEIAFBAWoiAUcNAAtB/wAhAgyvAQsgASAERgRAQf4AIQIMrwELAkAgAS0AAEEJaw43LwMGLwQGBgYGBgYGBgYGBgYGBgYGBgYFBgYCBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGAAYLIAFBAWoLIQFBBSECDJQBCyABQQFqDAYLIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMqwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMqgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0IIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMqQELIANBADYCHCADIAE2AhQgA0GNFDYCECADQQc2AgxBACECDKgBCwJAAkACQAJAA0AgAS0AAEGgygBqLQAAIgBBBUcEQAJAIABBAWsOBi4DBAUGAAYLQegAIQIMlAELIAQgAUEBaiIBRw0AC0H9ACECDKsBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQdsANgIcIAMgATYCFCADIAA2AgxBACECDKoBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDKkBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNByADQfoANgIcIAMgATYCFCADIAA2AgxBACECDKgBCyADQQA2AhwgAyABNgIUIANB5Ag2AhAgA0EHNgIMQQAhAgynAQsgASAERg0BIAFBAWoLIQFBBiECDIwBC0H8ACECDKQBCwJAAkACQAJAA0AgAS0AAEGgyABqLQAAIgBBBUcEQCAAQQFrDgQpAgMEBQsgBCABQQFqIgFHDQALQfsAIQIMpwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMpgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMpQELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0DIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMpAELIANBADYCHCADIAE2AhQgA0G8CjYCECADQQc2AgxBACECDKMBC0HPACECDIkBC0HRACECDIgBC0HnACECDIcBCyABIARGBEBB+gAhAgygAQsCQCABLQAAQQlrDgQgAAAgAAsgAUEBaiEBQeYAIQIMhgELIAEgBEYEQEH5ACECDJ8BCwJAIAEtAABBCWsOBB8AAB8AC0EAIQACQCADKAI4IgJFDQAgAigCOCICRQ0AIAMgAhEAACEACyAARQRAQeIBIQIMhgELIABBFUcEQCADQQA2AhwgAyABNgIUIANByQ02AhAgA0EaNgIMQQAhAgyfAQsgA0H4ADYCHCADIAE2AhQgA0HqGjYCECADQRU2AgxBACECDJ4BCyABIARHBEAgA0ENNgIIIAMgATYCBEHkACECDIUBC0H3ACECDJ0BCyABIARGBEBB9gAhAgydAQsCQAJAAkAgAS0AAEHIAGsOCwABCwsLCwsLCwsCCwsgAUEBaiEBQd0AIQIMhQELIAFBAWohAUHgACECDIQBCyABQQFqIQFB4wAhAgyDAQtB9QAhAiABIARGDZsBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbXVAGotAABHDQggAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJwBCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQKyIABEAgA0H0ADYCHCADIAE2AhQgAyAANgIMQQAhAgycAQtB4gAhAgyCAQtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJwBC0HhACECDIIBCyADQfMANgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMmgELIAMtACkiAEEja0ELSQ0JAkAgAEEGSw0AQQEgAHRBygBxRQ0ADAoLQQAhAiADQQA2AhwgAyABNgIUIANB7Qk2AhAgA0EINgIMDJkBC0HyACECIAEgBEYNmAEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBs9UAai0AAEcNBSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMmQELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgAEQCADQfEANgIcIAMgATYCFCADIAA2AgxBACECDJkBC0HfACECDH8LQQAhAAJAIAMoAjgiAkUNACACKAI0IgJFDQAgAyACEQAAIQALAkAgAARAIABBFUYNASADQQA2AhwgAyABNgIUIANB6g02AhAgA0EmNgIMQQAhAgyZAQtB3gAhAgx/CyADQfAANgIcIAMgATYCFCADQYAbNgIQIANBFTYCDEEAIQIMlwELIAMtAClBIUYNBiADQQA2AhwgAyABNgIUIANBkQo2AhAgA0EINgIMQQAhAgyWAQtB7wAhAiABIARGDZUBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbDVAGotAABHDQIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJYBCyADKAIEIQAgA0IANwMAIAMgACAGQQFqIgEQKyIARQ0CIANB7QA2AhwgAyABNgIUIAMgADYCDEEAIQIMlQELIANBADYCAAsgAygCBCEAIANBADYCBCADIAAgARArIgBFDYABIANB7gA2AhwgAyABNgIUIAMgADYCDEEAIQIMkwELQdwAIQIMeQtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJMBC0HbACECDHkLIANB7AA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyRAQsgAy0AKSIAQSNJDQAgAEEuRg0AIANBADYCHCADIAE2AhQgA0HJCTYCECADQQg2AgxBACECDJABC0HaACECDHYLIAEgBEYEQEHrACECDI8BCwJAIAEtAABBL0YEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDEEAIQIMjwELQdkAIQIMdQsgASAERwRAIANBDjYCCCADIAE2AgRB2AAhAgx1C0HqACECDI0BCyABIARGBEBB6QAhAgyNAQsgAS0AAEEwayIAQf8BcUEKSQRAIAMgADoAKiABQQFqIQFB1wAhAgx0CyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNeiADQegANgIcIAMgATYCFCADIAA2AgxBACECDIwBCyABIARGBEBB5wAhAgyMAQsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ17IANB5gA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELQdYAIQIMcgsgASAERgRAQeUAIQIMiwELQQAhAEEBIQVBASEHQQAhAgJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAEtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyECQQAhBUEAIQcMAgtBCSECQQEhAEEAIQVBACEHDAELQQAhBUEBIQILIAMgAjoAKyABQQFqIQECQAJAIAMtAC5BEHENAAJAAkACQCADLQAqDgMBAAIECyAHRQ0DDAILIAANAQwCCyAFRQ0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNAiADQeIANgIcIAMgATYCFCADIAA2AgxBACECDI0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNfSADQeMANgIcIAMgATYCFCADIAA2AgxBACECDIwBCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNeyADQeQANgIcIAMgATYCFCADIAA2AgwMiwELQdQAIQIMcQsgAy0AKUEiRg2GAUHTACECDHALQQAhAAJAIAMoAjgiAkUNACACKAJEIgJFDQAgAyACEQAAIQALIABFBEBB1QAhAgxwCyAAQRVHBEAgA0EANgIcIAMgATYCFCADQaQNNgIQIANBITYCDEEAIQIMiQELIANB4QA2AhwgAyABNgIUIANB0Bo2AhAgA0EVNgIMQQAhAgyIAQsgASAERgRAQeAAIQIMiAELAkACQAJAAkACQCABLQAAQQprDgQBBAQABAsgAUEBaiEBDAELIAFBAWohASADQS9qLQAAQQFxRQ0BC0HSACECDHALIANBADYCHCADIAE2AhQgA0G2ETYCECADQQk2AgxBACECDIgBCyADQQA2AhwgAyABNgIUIANBthE2AhAgA0EJNgIMQQAhAgyHAQsgASAERgRAQd8AIQIMhwELIAEtAABBCkYEQCABQQFqIQEMCQsgAy0ALkHAAHENCCADQQA2AhwgAyABNgIUIANBthE2AhAgA0ECNgIMQQAhAgyGAQsgASAERgRAQd0AIQIMhgELIAEtAAAiAkENRgRAIAFBAWohAUHQACECDG0LIAEhACACQQlrDgQFAQEFAQsgBCABIgBGBEBB3AAhAgyFAQsgAC0AAEEKRw0AIABBAWoMAgtBACECIANBADYCHCADIAA2AhQgA0HKLTYCECADQQc2AgwMgwELIAEgBEYEQEHbACECDIMBCwJAIAEtAABBCWsOBAMAAAMACyABQQFqCyEBQc4AIQIMaAsgASAERgRAQdoAIQIMgQELIAEtAABBCWsOBAABAQABC0EAIQIgA0EANgIcIANBmhI2AhAgA0EHNgIMIAMgAUEBajYCFAx/CyADQYASOwEqQQAhAAJAIAMoAjgiAkUNACACKAI4IgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB2QA2AhwgAyABNgIUIANB6ho2AhAgA0EVNgIMQQAhAgx+C0HNACECDGQLIANBADYCHCADIAE2AhQgA0HJDTYCECADQRo2AgxBACECDHwLIAEgBEYEQEHZACECDHwLIAEtAABBIEcNPSABQQFqIQEgAy0ALkEBcQ09IANBADYCHCADIAE2AhQgA0HCHDYCECADQR42AgxBACECDHsLIAEgBEYEQEHYACECDHsLAkACQAJAAkACQCABLQAAIgBBCmsOBAIDAwABCyABQQFqIQFBLCECDGULIABBOkcNASADQQA2AhwgAyABNgIUIANB5xE2AhAgA0EKNgIMQQAhAgx9CyABQQFqIQEgA0Evai0AAEEBcUUNcyADLQAyQYABcUUEQCADQTJqIQIgAxA1QQAhAAJAIAMoAjgiBkUNACAGKAIoIgZFDQAgAyAGEQAAIQALAkACQCAADhZNTEsBAQEBAQEBAQEBAQEBAQEBAQEAAQsgA0EpNgIcIAMgATYCFCADQawZNgIQIANBFTYCDEEAIQIMfgsgA0EANgIcIAMgATYCFCADQeULNgIQIANBETYCDEEAIQIMfQtBACEAAkAgAygCOCICRQ0AIAIoAlwiAkUNACADIAIRAAAhAAsgAEUNWSAAQRVHDQEgA0EFNgIcIAMgATYCFCADQZsbNgIQIANBFTYCDEEAIQIMfAtBywAhAgxiC0EAIQIgA0EANgIcIAMgATYCFCADQZAONgIQIANBFDYCDAx6CyADIAMvATJBgAFyOwEyDDsLIAEgBEcEQCADQRE2AgggAyABNgIEQcoAIQIMYAtB1wAhAgx4CyABIARGBEBB1gAhAgx4CwJAAkACQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQeMAaw4TAEBAQEBAQEBAQEBAQAFAQEACA0ALIAFBAWohAUHGACECDGELIAFBAWohAUHHACECDGALIAFBAWohAUHIACECDF8LIAFBAWohAUHJACECDF4LQdUAIQIgBCABIgBGDXYgBCABayADKAIAIgFqIQYgACABa0EFaiEHA0AgAUGQyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0IQQQgAUEFRg0KGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAx2C0HUACECIAQgASIARg11IAQgAWsgAygCACIBaiEGIAAgAWtBD2ohBwNAIAFBgMgAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNB0EDIAFBD0YNCRogAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMdQtB0wAhAiAEIAEiAEYNdCAEIAFrIAMoAgAiAWohBiAAIAFrQQ5qIQcDQCABQeLHAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQYgAUEORg0HIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHQLQdIAIQIgBCABIgBGDXMgBCABayADKAIAIgFqIQUgACABa0EBaiEGA0AgAUHgxwBqLQAAIAAtAAAiB0EgciAHIAdBwQBrQf8BcUEaSRtB/wFxRw0FIAFBAUYNAiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBTYCAAxzCyABIARGBEBB0QAhAgxzCwJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB7gBrDgcAOTk5OTkBOQsgAUEBaiEBQcMAIQIMWgsgAUEBaiEBQcQAIQIMWQsgA0EANgIAIAZBAWohAUHFACECDFgLQdAAIQIgBCABIgBGDXAgBCABayADKAIAIgFqIQYgACABa0EJaiEHA0AgAUHWxwBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0CQQIgAUEJRg0EGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxwC0HPACECIAQgASIARg1vIAQgAWsgAygCACIBaiEGIAAgAWtBBWohBwNAIAFB0McAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQVGDQIgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMbwsgACEBIANBADYCAAwzC0EBCzoALCADQQA2AgAgB0EBaiEBC0EtIQIMUgsCQANAIAEtAABB0MUAai0AAEEBRw0BIAQgAUEBaiIBRw0AC0HNACECDGsLQcIAIQIMUQsgASAERgRAQcwAIQIMagsgAS0AAEE6RgRAIAMoAgQhACADQQA2AgQgAyAAIAEQMCIARQ0zIANBywA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMagsgA0EANgIcIAMgATYCFCADQecRNgIQIANBCjYCDEEAIQIMaQsCQAJAIAMtACxBAmsOAgABJwsgA0Ezai0AAEECcUUNJiADLQAuQQJxDSYgA0EANgIcIAMgATYCFCADQaYUNgIQIANBCzYCDEEAIQIMaQsgAy0AMkEgcUUNJSADLQAuQQJxDSUgA0EANgIcIAMgATYCFCADQb0TNgIQIANBDzYCDEEAIQIMaAtBACEAAkAgAygCOCICRQ0AIAIoAkgiAkUNACADIAIRAAAhAAsgAEUEQEHBACECDE8LIABBFUcEQCADQQA2AhwgAyABNgIUIANBpg82AhAgA0EcNgIMQQAhAgxoCyADQcoANgIcIAMgATYCFCADQYUcNgIQIANBFTYCDEEAIQIMZwsgASAERwRAA0AgAS0AAEHAwQBqLQAAQQFHDRcgBCABQQFqIgFHDQALQcQAIQIMZwtBxAAhAgxmCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUE2IQIMUgsgAUEBaiEBQTchAgxRCyABQQFqIQFBOCECDFALDBULIAQgAUEBaiIBRw0AC0E8IQIMZgtBPCECDGULIAEgBEYEQEHIACECDGULIANBEjYCCCADIAE2AgQCQAJAAkACQAJAIAMtACxBAWsOBBQAAQIJCyADLQAyQSBxDQNB4AEhAgxPCwJAIAMvATIiAEEIcUUNACADLQAoQQFHDQAgAy0ALkEIcUUNAgsgAyAAQff7A3FBgARyOwEyDAsLIAMgAy8BMkEQcjsBMgwECyADQQA2AgQgAyABIAEQMSIABEAgA0HBADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxmCyABQQFqIQEMWAsgA0EANgIcIAMgATYCFCADQfQTNgIQIANBBDYCDEEAIQIMZAtBxwAhAiABIARGDWMgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCAAQcDFAGotAAAgAS0AAEEgckcNASAAQQZGDUogAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMZAsgA0EANgIADAULAkAgASAERwRAA0AgAS0AAEHAwwBqLQAAIgBBAUcEQCAAQQJHDQMgAUEBaiEBDAULIAQgAUEBaiIBRw0AC0HFACECDGQLQcUAIQIMYwsLIANBADoALAwBC0ELIQIMRwtBPyECDEYLAkACQANAIAEtAAAiAEEgRwRAAkAgAEEKaw4EAwUFAwALIABBLEYNAwwECyAEIAFBAWoiAUcNAAtBxgAhAgxgCyADQQg6ACwMDgsgAy0AKEEBRw0CIAMtAC5BCHENAiADKAIEIQAgA0EANgIEIAMgACABEDEiAARAIANBwgA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMXwsgAUEBaiEBDFALQTshAgxECwJAA0AgAS0AACIAQSBHIABBCUdxDQEgBCABQQFqIgFHDQALQcMAIQIMXQsLQTwhAgxCCwJAAkAgASAERwRAA0AgAS0AACIAQSBHBEAgAEEKaw4EAwQEAwQLIAQgAUEBaiIBRw0AC0E/IQIMXQtBPyECDFwLIAMgAy8BMkEgcjsBMgwKCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNTiADQT42AhwgAyABNgIUIAMgADYCDEEAIQIMWgsCQCABIARHBEADQCABLQAAQcDDAGotAAAiAEEBRwRAIABBAkYNAwwMCyAEIAFBAWoiAUcNAAtBNyECDFsLQTchAgxaCyABQQFqIQEMBAtBOyECIAQgASIARg1YIAQgAWsgAygCACIBaiEGIAAgAWtBBWohBwJAA0AgAUGQyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEMPwsgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMWQsgA0EANgIAIAAhAQwFC0E6IQIgBCABIgBGDVcgBCABayADKAIAIgFqIQYgACABa0EIaiEHAkADQCABQbTBAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAUEIRgRAQQUhAQw+CyABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxYCyADQQA2AgAgACEBDAQLQTkhAiAEIAEiAEYNViAEIAFrIAMoAgAiAWohBiAAIAFrQQNqIQcCQANAIAFBsMEAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQNGBEBBBiEBDD0LIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADFcLIANBADYCACAAIQEMAwsCQANAIAEtAAAiAEEgRwRAIABBCmsOBAcEBAcCCyAEIAFBAWoiAUcNAAtBOCECDFYLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCADLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIANBAToALCADIAMvATIgAXI7ATIgACEBDAELIAMgAy8BMkEIcjsBMiAAIQELQT4hAgw7CyADQQA6ACwLQTkhAgw5CyABIARGBEBBNiECDFILAkACQAJAAkACQCABLQAAQQprDgQAAgIBAgsgAygCBCEAIANBADYCBCADIAAgARAxIgBFDQIgA0EzNgIcIAMgATYCFCADIAA2AgxBACECDFULIAMoAgQhACADQQA2AgQgAyAAIAEQMSIARQRAIAFBAWohAQwGCyADQTI2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMVAsgAy0ALkEBcQRAQd8BIQIMOwsgAygCBCEAIANBADYCBCADIAAgARAxIgANAQxJC0E0IQIMOQsgA0E1NgIcIAMgATYCFCADIAA2AgxBACECDFELQTUhAgw3CyADQS9qLQAAQQFxDQAgA0EANgIcIAMgATYCFCADQesWNgIQIANBGTYCDEEAIQIMTwtBMyECDDULIAEgBEYEQEEyIQIMTgsCQCABLQAAQQpGBEAgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GSFzYCECADQQM2AgxBACECDE4LQTIhAgw0CyABIARGBEBBMSECDE0LAkAgAS0AACIAQQlGDQAgAEEgRg0AQQEhAgJAIAMtACxBBWsOBAYEBQANCyADIAMvATJBCHI7ATIMDAsgAy0ALkEBcUUNASADLQAsQQhHDQAgA0EAOgAsC0E9IQIMMgsgA0EANgIcIAMgATYCFCADQcIWNgIQIANBCjYCDEEAIQIMSgtBAiECDAELQQQhAgsgA0EBOgAsIAMgAy8BMiACcjsBMgwGCyABIARGBEBBMCECDEcLIAEtAABBCkYEQCABQQFqIQEMAQsgAy0ALkEBcQ0AIANBADYCHCADIAE2AhQgA0HcKDYCECADQQI2AgxBACECDEYLQTAhAgwsCyABQQFqIQFBMSECDCsLIAEgBEYEQEEvIQIMRAsgAS0AACIAQQlHIABBIEdxRQRAIAFBAWohASADLQAuQQFxDQEgA0EANgIcIAMgATYCFCADQZcQNgIQIANBCjYCDEEAIQIMRAtBASECAkACQAJAAkACQAJAIAMtACxBAmsOBwUEBAMBAgAECyADIAMvATJBCHI7ATIMAwtBAiECDAELQQQhAgsgA0EBOgAsIAMgAy8BMiACcjsBMgtBLyECDCsLIANBADYCHCADIAE2AhQgA0GEEzYCECADQQs2AgxBACECDEMLQeEBIQIMKQsgASAERgRAQS4hAgxCCyADQQA2AgQgA0ESNgIIIAMgASABEDEiAA0BC0EuIQIMJwsgA0EtNgIcIAMgATYCFCADIAA2AgxBACECDD8LQQAhAAJAIAMoAjgiAkUNACACKAJMIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB2AA2AhwgAyABNgIUIANBsxs2AhAgA0EVNgIMQQAhAgw+C0HMACECDCQLIANBADYCHCADIAE2AhQgA0GzDjYCECADQR02AgxBACECDDwLIAEgBEYEQEHOACECDDwLIAEtAAAiAEEgRg0CIABBOkYNAQsgA0EAOgAsQQkhAgwhCyADKAIEIQAgA0EANgIEIAMgACABEDAiAA0BDAILIAMtAC5BAXEEQEHeASECDCALIAMoAgQhACADQQA2AgQgAyAAIAEQMCIARQ0CIANBKjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgw4CyADQcsANgIcIAMgADYCDCADIAFBAWo2AhRBACECDDcLIAFBAWohAUHAACECDB0LIAFBAWohAQwsCyABIARGBEBBKyECDDULAkAgAS0AAEEKRgRAIAFBAWohAQwBCyADLQAuQcAAcUUNBgsgAy0AMkGAAXEEQEEAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ0SIABBFUYEQCADQQU2AhwgAyABNgIUIANBmxs2AhAgA0EVNgIMQQAhAgw2CyADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMQQAhAgw1CyADQTJqIQIgAxA1QQAhAAJAIAMoAjgiBkUNACAGKAIoIgZFDQAgAyAGEQAAIQALIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyADQQE6ADALIAIgAi8BAEHAAHI7AQALQSshAgwYCyADQSk2AhwgAyABNgIUIANBrBk2AhAgA0EVNgIMQQAhAgwwCyADQQA2AhwgAyABNgIUIANB5Qs2AhAgA0ERNgIMQQAhAgwvCyADQQA2AhwgAyABNgIUIANBpQs2AhAgA0ECNgIMQQAhAgwuC0EBIQcgAy8BMiIFQQhxRQRAIAMpAyBCAFIhBwsCQCADLQAwBEBBASEAIAMtAClBBUYNASAFQcAAcUUgB3FFDQELAkAgAy0AKCICQQJGBEBBASEAIAMvATQiBkHlAEYNAkEAIQAgBUHAAHENAiAGQeQARg0CIAZB5gBrQQJJDQIgBkHMAUYNAiAGQbACRg0CDAELQQAhACAFQcAAcQ0BC0ECIQAgBUEIcQ0AIAVBgARxBEACQCACQQFHDQAgAy0ALkEKcQ0AQQUhAAwCC0EEIQAMAQsgBUEgcUUEQCADEDZBAEdBAnQhAAwBC0EAQQMgAykDIFAbIQALIABBAWsOBQIABwEDBAtBESECDBMLIANBAToAMQwpC0EAIQICQCADKAI4IgBFDQAgACgCMCIARQ0AIAMgABEAACECCyACRQ0mIAJBFUYEQCADQQM2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgwrC0EAIQIgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDAwqCyADQQA2AhwgAyABNgIUIANB+SA2AhAgA0EPNgIMQQAhAgwpC0EAIQACQCADKAI4IgJFDQAgAigCMCICRQ0AIAMgAhEAACEACyAADQELQQ4hAgwOCyAAQRVGBEAgA0ECNgIcIAMgATYCFCADQdIbNgIQIANBFTYCDEEAIQIMJwsgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDEEAIQIMJgtBKiECDAwLIAEgBEcEQCADQQk2AgggAyABNgIEQSkhAgwMC0EmIQIMJAsgAyADKQMgIgwgBCABa60iCn0iC0IAIAsgDFgbNwMgIAogDFQEQEElIQIMJAsgAygCBCEAIANBADYCBCADIAAgASAMp2oiARAyIgBFDQAgA0EFNgIcIAMgATYCFCADIAA2AgxBACECDCMLQQ8hAgwJC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43FxYAAQIDBAUGBxQUFBQUFBQICQoLDA0UFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFA4PEBESExQLQgIhCgwWC0IDIQoMFQtCBCEKDBQLQgUhCgwTC0IGIQoMEgtCByEKDBELQgghCgwQC0IJIQoMDwtCCiEKDA4LQgshCgwNC0IMIQoMDAtCDSEKDAsLQg4hCgwKC0IPIQoMCQtCCiEKDAgLQgshCgwHC0IMIQoMBgtCDSEKDAULQg4hCgwEC0IPIQoMAwsgA0EANgIcIAMgATYCFCADQZ8VNgIQIANBDDYCDEEAIQIMIQsgASAERgRAQSIhAgwhC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsONxUUAAECAwQFBgcWFhYWFhYWCAkKCwwNFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYODxAREhMWC0ICIQoMFAtCAyEKDBMLQgQhCgwSC0IFIQoMEQtCBiEKDBALQgchCgwPC0IIIQoMDgtCCSEKDA0LQgohCgwMC0ILIQoMCwtCDCEKDAoLQg0hCgwJC0IOIQoMCAtCDyEKDAcLQgohCgwGC0ILIQoMBQtCDCEKDAQLQg0hCgwDC0IOIQoMAgtCDyEKDAELQgEhCgsgAUEBaiEBIAMpAyAiC0L//////////w9YBEAgAyALQgSGIAqENwMgDAILIANBADYCHCADIAE2AhQgA0G1CTYCECADQQw2AgxBACECDB4LQSchAgwEC0EoIQIMAwsgAyABOgAsIANBADYCACAHQQFqIQFBDCECDAILIANBADYCACAGQQFqIQFBCiECDAELIAFBAWohAUEIIQIMAAsAC0EAIQIgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDAwXC0EAIQIgA0EANgIcIAMgATYCFCADQYMRNgIQIANBCTYCDAwWC0EAIQIgA0EANgIcIAMgATYCFCADQd8KNgIQIANBCTYCDAwVC0EAIQIgA0EANgIcIAMgATYCFCADQe0QNgIQIANBCTYCDAwUC0EAIQIgA0EANgIcIAMgATYCFCADQdIRNgIQIANBCTYCDAwTC0EAIQIgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDAwSC0EAIQIgA0EANgIcIAMgATYCFCADQYMRNgIQIANBCTYCDAwRC0EAIQIgA0EANgIcIAMgATYCFCADQd8KNgIQIANBCTYCDAwQC0EAIQIgA0EANgIcIAMgATYCFCADQe0QNgIQIANBCTYCDAwPC0EAIQIgA0EANgIcIAMgATYCFCADQdIRNgIQIANBCTYCDAwOC0EAIQIgA0EANgIcIAMgATYCFCADQbkXNgIQIANBDzYCDAwNC0EAIQIgA0EANgIcIAMgATYCFCADQbkXNgIQIANBDzYCDAwMC0EAIQIgA0EANgIcIAMgATYCFCADQZkTNgIQIANBCzYCDAwLC0EAIQIgA0EANgIcIAMgATYCFCADQZ0JNgIQIANBCzYCDAwKC0EAIQIgA0EANgIcIAMgATYCFCADQZcQNgIQIANBCjYCDAwJC0EAIQIgA0EANgIcIAMgATYCFCADQbEQNgIQIANBCjYCDAwIC0EAIQIgA0EANgIcIAMgATYCFCADQbsdNgIQIANBAjYCDAwHC0EAIQIgA0EANgIcIAMgATYCFCADQZYWNgIQIANBAjYCDAwGC0EAIQIgA0EANgIcIAMgATYCFCADQfkYNgIQIANBAjYCDAwFC0EAIQIgA0EANgIcIAMgATYCFCADQcQYNgIQIANBAjYCDAwECyADQQI2AhwgAyABNgIUIANBqR42AhAgA0EWNgIMQQAhAgwDC0HeACECIAEgBEYNAiAJQQhqIQcgAygCACEFAkACQCABIARHBEAgBUGWyABqIQggBCAFaiABayEGIAVBf3NBCmoiBSABaiEAA0AgAS0AACAILQAARwRAQQIhCAwDCyAFRQRAQQAhCCAAIQEMAwsgBUEBayEFIAhBAWohCCAEIAFBAWoiAUcNAAsgBiEFIAQhAQsgB0EBNgIAIAMgBTYCAAwBCyADQQA2AgAgByAINgIACyAHIAE2AgQgCSgCDCEAAkACQCAJKAIIQQFrDgIEAQALIANBADYCHCADQcIeNgIQIANBFzYCDCADIABBAWo2AhRBACECDAMLIANBADYCHCADIAA2AhQgA0HXHjYCECADQQk2AgxBACECDAILIAEgBEYEQEEoIQIMAgsgA0EJNgIIIAMgATYCBEEnIQIMAQsgASAERgRAQQEhAgwBCwNAAkACQAJAIAEtAABBCmsOBAABAQABCyABQQFqIQEMAQsgAUEBaiEBIAMtAC5BIHENAEEAIQIgA0EANgIcIAMgATYCFCADQaEhNgIQIANBBTYCDAwCC0EBIQIgASAERw0ACwsgCUEQaiQAIAJFBEAgAygCDCEADAELIAMgAjYCHEEAIQAgAygCBCIBRQ0AIAMgASAEIAMoAggRAQAiAUUNACADIAQ2AhQgAyABNgIMIAEhAAsgAAu+AgECfyAAQQA6AAAgAEHkAGoiAUEBa0EAOgAAIABBADoAAiAAQQA6AAEgAUEDa0EAOgAAIAFBAmtBADoAACAAQQA6AAMgAUEEa0EAOgAAQQAgAGtBA3EiASAAaiIAQQA2AgBB5AAgAWtBfHEiAiAAaiIBQQRrQQA2AgACQCACQQlJDQAgAEEANgIIIABBADYCBCABQQhrQQA2AgAgAUEMa0EANgIAIAJBGUkNACAAQQA2AhggAEEANgIUIABBADYCECAAQQA2AgwgAUEQa0EANgIAIAFBFGtBADYCACABQRhrQQA2AgAgAUEca0EANgIAIAIgAEEEcUEYciICayIBQSBJDQAgACACaiEAA0AgAEIANwMYIABCADcDECAAQgA3AwggAEIANwMAIABBIGohACABQSBrIgFBH0sNAAsLC1YBAX8CQCAAKAIMDQACQAJAAkACQCAALQAxDgMBAAMCCyAAKAI4IgFFDQAgASgCMCIBRQ0AIAAgAREAACIBDQMLQQAPCwALIABByhk2AhBBDiEBCyABCxoAIAAoAgxFBEAgAEHeHzYCECAAQRU2AgwLCxQAIAAoAgxBFUYEQCAAQQA2AgwLCxQAIAAoAgxBFkYEQCAAQQA2AgwLCwcAIAAoAgwLBwAgACgCEAsJACAAIAE2AhALBwAgACgCFAsrAAJAIABBJ08NAEL//////wkgAK2IQgGDUA0AIABBAnRB0DhqKAIADwsACxcAIABBL08EQAALIABBAnRB7DlqKAIAC78JAQF/QfQtIQECQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCAAQeQAaw70A2NiAAFhYWFhYWECAwQFYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYQYHCAkKCwwNDg9hYWFhYRBhYWFhYWFhYWFhYRFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWESExQVFhcYGRobYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1NmE3ODk6YWFhYWFhYWE7YWFhPGFhYWE9Pj9hYWFhYWFhYUBhYUFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFCQ0RFRkdISUpLTE1OT1BRUlNhYWFhYWFhYVRVVldYWVpbYVxdYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhXmFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYV9gYQtB6iwPC0GYJg8LQe0xDwtBoDcPC0HJKQ8LQbQpDwtBli0PC0HrKw8LQaI1DwtB2zQPC0HgKQ8LQeMkDwtB1SQPC0HuJA8LQeYlDwtByjQPC0HQNw8LQao1DwtB9SwPC0H2Jg8LQYIiDwtB8jMPC0G+KA8LQec3DwtBzSEPC0HAIQ8LQbglDwtByyUPC0GWJA8LQY80DwtBzTUPC0HdKg8LQe4zDwtBnDQPC0GeMQ8LQfQ1DwtB5SIPC0GvJQ8LQZkxDwtBsjYPC0H5Ng8LQcQyDwtB3SwPC0GCMQ8LQcExDwtBjTcPC0HJJA8LQew2DwtB5yoPC0HIIw8LQeIhDwtByTcPC0GlIg8LQZQiDwtB2zYPC0HeNQ8LQYYmDwtBvCsPC0GLMg8LQaAjDwtB9jAPC0GALA8LQYkrDwtBpCYPC0HyIw8LQYEoDwtBqzIPC0HrJw8LQcI2DwtBoiQPC0HPKg8LQdwjDwtBhycPC0HkNA8LQbciDwtBrTEPC0HVIg8LQa80DwtB3iYPC0HWMg8LQfQ0DwtBgTgPC0H0Nw8LQZI2DwtBnScPC0GCKQ8LQY0jDwtB1zEPC0G9NQ8LQbQ3DwtB2DAPC0G2Jw8LQZo4DwtBpyoPC0HEJw8LQa4jDwtB9SIPCwALQcomIQELIAELFwAgACAALwEuQf7/A3EgAUEAR3I7AS4LGgAgACAALwEuQf3/A3EgAUEAR0EBdHI7AS4LGgAgACAALwEuQfv/A3EgAUEAR0ECdHI7AS4LGgAgACAALwEuQff/A3EgAUEAR0EDdHI7AS4LGgAgACAALwEuQe//A3EgAUEAR0EEdHI7AS4LGgAgACAALwEuQd//A3EgAUEAR0EFdHI7AS4LGgAgACAALwEuQb//A3EgAUEAR0EGdHI7AS4LGgAgACAALwEuQf/+A3EgAUEAR0EHdHI7AS4LGgAgACAALwEuQf/9A3EgAUEAR0EIdHI7AS4LGgAgACAALwEuQf/7A3EgAUEAR0EJdHI7AS4LPgECfwJAIAAoAjgiA0UNACADKAIEIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHhEjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIIIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH8ETYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIMIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHsCjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIQIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH6HjYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIUIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHLEDYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIYIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEG3HzYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIcIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEG/FTYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIsIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEH+CDYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIgIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEGMHTYCEEEYIQQLIAQLPgECfwJAIAAoAjgiA0UNACADKAIkIgNFDQAgACABIAIgAWsgAxEBACIEQX9HDQAgAEHmFTYCEEEYIQQLIAQLOAAgAAJ/IAAvATJBFHFBFEYEQEEBIAAtAChBAUYNARogAC8BNEHlAEYMAQsgAC0AKUEFRgs6ADALWQECfwJAIAAtAChBAUYNACAALwE0IgFB5ABrQeQASQ0AIAFBzAFGDQAgAUGwAkYNACAALwEyIgBBwABxDQBBASECIABBiARxQYAERg0AIABBKHFFIQILIAILjAEBAn8CQAJAAkAgAC0AKkUNACAALQArRQ0AIAAvATIiAUECcUUNAQwCCyAALwEyIgFBAXFFDQELQQEhAiAALQAoQQFGDQAgAC8BNCIAQeQAa0HkAEkNACAAQcwBRg0AIABBsAJGDQAgAUHAAHENAEEAIQIgAUGIBHFBgARGDQAgAUEocUEARyECCyACC1cAIABBGGpCADcDACAAQgA3AwAgAEE4akIANwMAIABBMGpCADcDACAAQShqQgA3AwAgAEEgakIANwMAIABBEGpCADcDACAAQQhqQgA3AwAgAEH9ATYCHAsGACAAEDoLmi0BC38jAEEQayIKJABB3NUAKAIAIglFBEBBnNkAKAIAIgVFBEBBqNkAQn83AgBBoNkAQoCAhICAgMAANwIAQZzZACAKQQhqQXBxQdiq1aoFcyIFNgIAQbDZAEEANgIAQYDZAEEANgIAC0GE2QBBwNkENgIAQdTVAEHA2QQ2AgBB6NUAIAU2AgBB5NUAQX82AgBBiNkAQcCmAzYCAANAIAFBgNYAaiABQfTVAGoiAjYCACACIAFB7NUAaiIDNgIAIAFB+NUAaiADNgIAIAFBiNYAaiABQfzVAGoiAzYCACADIAI2AgAgAUGQ1gBqIAFBhNYAaiICNgIAIAIgAzYCACABQYzWAGogAjYCACABQSBqIgFBgAJHDQALQczZBEGBpgM2AgBB4NUAQazZACgCADYCAEHQ1QBBgKYDNgIAQdzVAEHI2QQ2AgBBzP8HQTg2AgBByNkEIQkLAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAEHsAU0EQEHE1QAoAgAiBkEQIABBE2pBcHEgAEELSRsiBEEDdiIAdiIBQQNxBEACQCABQQFxIAByQQFzIgJBA3QiAEHs1QBqIgEgAEH01QBqKAIAIgAoAggiA0YEQEHE1QAgBkF+IAJ3cTYCAAwBCyABIAM2AgggAyABNgIMCyAAQQhqIQEgACACQQN0IgJBA3I2AgQgACACaiIAIAAoAgRBAXI2AgQMEQtBzNUAKAIAIgggBE8NASABBEACQEECIAB0IgJBACACa3IgASAAdHFoIgBBA3QiAkHs1QBqIgEgAkH01QBqKAIAIgIoAggiA0YEQEHE1QAgBkF+IAB3cSIGNgIADAELIAEgAzYCCCADIAE2AgwLIAIgBEEDcjYCBCAAQQN0IgAgBGshBSAAIAJqIAU2AgAgAiAEaiIEIAVBAXI2AgQgCARAIAhBeHFB7NUAaiEAQdjVACgCACEDAn9BASAIQQN2dCIBIAZxRQRAQcTVACABIAZyNgIAIAAMAQsgACgCCAsiASADNgIMIAAgAzYCCCADIAA2AgwgAyABNgIICyACQQhqIQFB2NUAIAQ2AgBBzNUAIAU2AgAMEQtByNUAKAIAIgtFDQEgC2hBAnRB9NcAaigCACIAKAIEQXhxIARrIQUgACECA0ACQCACKAIQIgFFBEAgAkEUaigCACIBRQ0BCyABKAIEQXhxIARrIgMgBUkhAiADIAUgAhshBSABIAAgAhshACABIQIMAQsLIAAoAhghCSAAKAIMIgMgAEcEQEHU1QAoAgAaIAMgACgCCCIBNgIIIAEgAzYCDAwQCyAAQRRqIgIoAgAiAUUEQCAAKAIQIgFFDQMgAEEQaiECCwNAIAIhByABIgNBFGoiAigCACIBDQAgA0EQaiECIAMoAhAiAQ0ACyAHQQA2AgAMDwtBfyEEIABBv39LDQAgAEETaiIBQXBxIQRByNUAKAIAIghFDQBBACAEayEFAkACQAJAAn9BACAEQYACSQ0AGkEfIARB////B0sNABogBEEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+agsiBkECdEH01wBqKAIAIgJFBEBBACEBQQAhAwwBC0EAIQEgBEEZIAZBAXZrQQAgBkEfRxt0IQBBACEDA0ACQCACKAIEQXhxIARrIgcgBU8NACACIQMgByIFDQBBACEFIAIhAQwDCyABIAJBFGooAgAiByAHIAIgAEEddkEEcWpBEGooAgAiAkYbIAEgBxshASAAQQF0IQAgAg0ACwsgASADckUEQEEAIQNBAiAGdCIAQQAgAGtyIAhxIgBFDQMgAGhBAnRB9NcAaigCACEBCyABRQ0BCwNAIAEoAgRBeHEgBGsiAiAFSSEAIAIgBSAAGyEFIAEgAyAAGyEDIAEoAhAiAAR/IAAFIAFBFGooAgALIgENAAsLIANFDQAgBUHM1QAoAgAgBGtPDQAgAygCGCEHIAMgAygCDCIARwRAQdTVACgCABogACADKAIIIgE2AgggASAANgIMDA4LIANBFGoiAigCACIBRQRAIAMoAhAiAUUNAyADQRBqIQILA0AgAiEGIAEiAEEUaiICKAIAIgENACAAQRBqIQIgACgCECIBDQALIAZBADYCAAwNC0HM1QAoAgAiAyAETwRAQdjVACgCACEBAkAgAyAEayICQRBPBEAgASAEaiIAIAJBAXI2AgQgASADaiACNgIAIAEgBEEDcjYCBAwBCyABIANBA3I2AgQgASADaiIAIAAoAgRBAXI2AgRBACEAQQAhAgtBzNUAIAI2AgBB2NUAIAA2AgAgAUEIaiEBDA8LQdDVACgCACIDIARLBEAgBCAJaiIAIAMgBGsiAUEBcjYCBEHc1QAgADYCAEHQ1QAgATYCACAJIARBA3I2AgQgCUEIaiEBDA8LQQAhASAEAn9BnNkAKAIABEBBpNkAKAIADAELQajZAEJ/NwIAQaDZAEKAgISAgIDAADcCAEGc2QAgCkEMakFwcUHYqtWqBXM2AgBBsNkAQQA2AgBBgNkAQQA2AgBBgIAECyIAIARBxwBqIgVqIgZBACAAayIHcSICTwRAQbTZAEEwNgIADA8LAkBB/NgAKAIAIgFFDQBB9NgAKAIAIgggAmohACAAIAFNIAAgCEtxDQBBACEBQbTZAEEwNgIADA8LQYDZAC0AAEEEcQ0EAkACQCAJBEBBhNkAIQEDQCABKAIAIgAgCU0EQCAAIAEoAgRqIAlLDQMLIAEoAggiAQ0ACwtBABA7IgBBf0YNBSACIQZBoNkAKAIAIgFBAWsiAyAAcQRAIAIgAGsgACADakEAIAFrcWohBgsgBCAGTw0FIAZB/v///wdLDQVB/NgAKAIAIgMEQEH02AAoAgAiByAGaiEBIAEgB00NBiABIANLDQYLIAYQOyIBIABHDQEMBwsgBiADayAHcSIGQf7///8HSw0EIAYQOyEAIAAgASgCACABKAIEakYNAyAAIQELAkAgBiAEQcgAak8NACABQX9GDQBBpNkAKAIAIgAgBSAGa2pBACAAa3EiAEH+////B0sEQCABIQAMBwsgABA7QX9HBEAgACAGaiEGIAEhAAwHC0EAIAZrEDsaDAQLIAEiAEF/Rw0FDAMLQQAhAwwMC0EAIQAMCgsgAEF/Rw0CC0GA2QBBgNkAKAIAQQRyNgIACyACQf7///8HSw0BIAIQOyEAQQAQOyEBIABBf0YNASABQX9GDQEgACABTw0BIAEgAGsiBiAEQThqTQ0BC0H02ABB9NgAKAIAIAZqIgE2AgBB+NgAKAIAIAFJBEBB+NgAIAE2AgALAkACQAJAQdzVACgCACICBEBBhNkAIQEDQCAAIAEoAgAiAyABKAIEIgVqRg0CIAEoAggiAQ0ACwwCC0HU1QAoAgAiAUEARyAAIAFPcUUEQEHU1QAgADYCAAtBACEBQYjZACAGNgIAQYTZACAANgIAQeTVAEF/NgIAQejVAEGc2QAoAgA2AgBBkNkAQQA2AgADQCABQYDWAGogAUH01QBqIgI2AgAgAiABQezVAGoiAzYCACABQfjVAGogAzYCACABQYjWAGogAUH81QBqIgM2AgAgAyACNgIAIAFBkNYAaiABQYTWAGoiAjYCACACIAM2AgAgAUGM1gBqIAI2AgAgAUEgaiIBQYACRw0AC0F4IABrQQ9xIgEgAGoiAiAGQThrIgMgAWsiAUEBcjYCBEHg1QBBrNkAKAIANgIAQdDVACABNgIAQdzVACACNgIAIAAgA2pBODYCBAwCCyAAIAJNDQAgAiADSQ0AIAEoAgxBCHENAEF4IAJrQQ9xIgAgAmoiA0HQ1QAoAgAgBmoiByAAayIAQQFyNgIEIAEgBSAGajYCBEHg1QBBrNkAKAIANgIAQdDVACAANgIAQdzVACADNgIAIAIgB2pBODYCBAwBCyAAQdTVACgCAEkEQEHU1QAgADYCAAsgACAGaiEDQYTZACEBAkACQAJAA0AgAyABKAIARwRAIAEoAggiAQ0BDAILCyABLQAMQQhxRQ0BC0GE2QAhAQNAIAEoAgAiAyACTQRAIAMgASgCBGoiBSACSw0DCyABKAIIIQEMAAsACyABIAA2AgAgASABKAIEIAZqNgIEIABBeCAAa0EPcWoiCSAEQQNyNgIEIANBeCADa0EPcWoiBiAEIAlqIgRrIQEgAiAGRgRAQdzVACAENgIAQdDVAEHQ1QAoAgAgAWoiADYCACAEIABBAXI2AgQMCAtB2NUAKAIAIAZGBEBB2NUAIAQ2AgBBzNUAQczVACgCACABaiIANgIAIAQgAEEBcjYCBCAAIARqIAA2AgAMCAsgBigCBCIFQQNxQQFHDQYgBUF4cSEIIAVB/wFNBEAgBUEDdiEDIAYoAggiACAGKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwHCyACIAA2AgggACACNgIMDAYLIAYoAhghByAGIAYoAgwiAEcEQCAAIAYoAggiAjYCCCACIAA2AgwMBQsgBkEUaiICKAIAIgVFBEAgBigCECIFRQ0EIAZBEGohAgsDQCACIQMgBSIAQRRqIgIoAgAiBQ0AIABBEGohAiAAKAIQIgUNAAsgA0EANgIADAQLQXggAGtBD3EiASAAaiIHIAZBOGsiAyABayIBQQFyNgIEIAAgA2pBODYCBCACIAVBNyAFa0EPcWpBP2siAyADIAJBEGpJGyIDQSM2AgRB4NUAQazZACgCADYCAEHQ1QAgATYCAEHc1QAgBzYCACADQRBqQYzZACkCADcCACADQYTZACkCADcCCEGM2QAgA0EIajYCAEGI2QAgBjYCAEGE2QAgADYCAEGQ2QBBADYCACADQSRqIQEDQCABQQc2AgAgBSABQQRqIgFLDQALIAIgA0YNACADIAMoAgRBfnE2AgQgAyADIAJrIgU2AgAgAiAFQQFyNgIEIAVB/wFNBEAgBUF4cUHs1QBqIQACf0HE1QAoAgAiAUEBIAVBA3Z0IgNxRQRAQcTVACABIANyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRB9NcAaiEAQcjVACgCACIDQQEgAXQiBnFFBEAgACACNgIAQcjVACADIAZyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhAwJAA0AgAyIAKAIEQXhxIAVGDQEgAUEddiEDIAFBAXQhASAAIANBBHFqQRBqIgYoAgAiAw0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIIC0HQ1QAoAgAiASAETQ0AQdzVACgCACIAIARqIgIgASAEayIBQQFyNgIEQdDVACABNgIAQdzVACACNgIAIAAgBEEDcjYCBCAAQQhqIQEMCAtBACEBQbTZAEEwNgIADAcLQQAhAAsgB0UNAAJAIAYoAhwiAkECdEH01wBqIgMoAgAgBkYEQCADIAA2AgAgAA0BQcjVAEHI1QAoAgBBfiACd3E2AgAMAgsgB0EQQRQgBygCECAGRhtqIAA2AgAgAEUNAQsgACAHNgIYIAYoAhAiAgRAIAAgAjYCECACIAA2AhgLIAZBFGooAgAiAkUNACAAQRRqIAI2AgAgAiAANgIYCyABIAhqIQEgBiAIaiIGKAIEIQULIAYgBUF+cTYCBCABIARqIAE2AgAgBCABQQFyNgIEIAFB/wFNBEAgAUF4cUHs1QBqIQACf0HE1QAoAgAiAkEBIAFBA3Z0IgFxRQRAQcTVACABIAJyNgIAIAAMAQsgACgCCAsiASAENgIMIAAgBDYCCCAEIAA2AgwgBCABNgIIDAELQR8hBSABQf///wdNBEAgAUEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+aiEFCyAEIAU2AhwgBEIANwIQIAVBAnRB9NcAaiEAQcjVACgCACICQQEgBXQiA3FFBEAgACAENgIAQcjVACACIANyNgIAIAQgADYCGCAEIAQ2AgggBCAENgIMDAELIAFBGSAFQQF2a0EAIAVBH0cbdCEFIAAoAgAhAAJAA0AgACICKAIEQXhxIAFGDQEgBUEddiEAIAVBAXQhBSACIABBBHFqQRBqIgMoAgAiAA0ACyADIAQ2AgAgBCACNgIYIAQgBDYCDCAEIAQ2AggMAQsgAigCCCIAIAQ2AgwgAiAENgIIIARBADYCGCAEIAI2AgwgBCAANgIICyAJQQhqIQEMAgsCQCAHRQ0AAkAgAygCHCIBQQJ0QfTXAGoiAigCACADRgRAIAIgADYCACAADQFByNUAIAhBfiABd3EiCDYCAAwCCyAHQRBBFCAHKAIQIANGG2ogADYCACAARQ0BCyAAIAc2AhggAygCECIBBEAgACABNgIQIAEgADYCGAsgA0EUaigCACIBRQ0AIABBFGogATYCACABIAA2AhgLAkAgBUEPTQRAIAMgBCAFaiIAQQNyNgIEIAAgA2oiACAAKAIEQQFyNgIEDAELIAMgBGoiAiAFQQFyNgIEIAMgBEEDcjYCBCACIAVqIAU2AgAgBUH/AU0EQCAFQXhxQezVAGohAAJ/QcTVACgCACIBQQEgBUEDdnQiBXFFBEBBxNUAIAEgBXI2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEH01wBqIQBBASABdCIEIAhxRQRAIAAgAjYCAEHI1QAgBCAIcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQQCQANAIAQiACgCBEF4cSAFRg0BIAFBHXYhBCABQQF0IQEgACAEQQRxakEQaiIGKAIAIgQNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAsgA0EIaiEBDAELAkAgCUUNAAJAIAAoAhwiAUECdEH01wBqIgIoAgAgAEYEQCACIAM2AgAgAw0BQcjVACALQX4gAXdxNgIADAILIAlBEEEUIAkoAhAgAEYbaiADNgIAIANFDQELIAMgCTYCGCAAKAIQIgEEQCADIAE2AhAgASADNgIYCyAAQRRqKAIAIgFFDQAgA0EUaiABNgIAIAEgAzYCGAsCQCAFQQ9NBEAgACAEIAVqIgFBA3I2AgQgACABaiIBIAEoAgRBAXI2AgQMAQsgACAEaiIHIAVBAXI2AgQgACAEQQNyNgIEIAUgB2ogBTYCACAIBEAgCEF4cUHs1QBqIQFB2NUAKAIAIQMCf0EBIAhBA3Z0IgIgBnFFBEBBxNUAIAIgBnI2AgAgAQwBCyABKAIICyICIAM2AgwgASADNgIIIAMgATYCDCADIAI2AggLQdjVACAHNgIAQczVACAFNgIACyAAQQhqIQELIApBEGokACABC0MAIABFBEA/AEEQdA8LAkAgAEH//wNxDQAgAEEASA0AIABBEHZAACIAQX9GBEBBtNkAQTA2AgBBfw8LIABBEHQPCwALC5lCIgBBgAgLDQEAAAAAAAAAAgAAAAMAQZgICwUEAAAABQBBqAgLCQYAAAAHAAAACABB5AgLwjJJbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBFeHBlY3RlZCBMRiBhZnRlciBoZWFkZXJzAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMAVXNlciBjYWxsYmFjayBlcnJvcgBgb25fcmVzZXRgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19oZWFkZXJgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2JlZ2luYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlYCBjYWxsYmFjayBlcnJvcgBgb25fc3RhdHVzX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdmVyc2lvbl9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3VybF9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3Byb3RvY29sX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fcHJvdG9jb2wARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgAVHJhbnNmZXItRW5jb2RpbmcgY2FuJ3QgYmUgcHJlc2VudCB3aXRoIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgc2l6ZQBFeHBlY3RlZCBMRiBhZnRlciBjaHVuayBzaXplAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBVbmV4cGVjdGVkIHdoaXRlc3BhY2UgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciBjaHVuayBleHRlbnNpb24gdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIHF1b3RlZC1wYWlyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAFBhdXNlZCBieSBvbl9oZWFkZXJzX2NvbXBsZXRlAEludmFsaWQgRU9GIHN0YXRlAG9uX3Jlc2V0IHBhdXNlAG9uX2NodW5rX2hlYWRlciBwYXVzZQBvbl9tZXNzYWdlX2JlZ2luIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZSBwYXVzZQBvbl9zdGF0dXNfY29tcGxldGUgcGF1c2UAb25fdmVyc2lvbl9jb21wbGV0ZSBwYXVzZQBvbl91cmxfY29tcGxldGUgcGF1c2UAb25fcHJvdG9jb2xfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX3ZhbHVlX2NvbXBsZXRlIHBhdXNlAG9uX21lc3NhZ2VfY29tcGxldGUgcGF1c2UAb25fbWV0aG9kX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl9maWVsZF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fbmFtZSBwYXVzZQBVbmV4cGVjdGVkIHNwYWNlIGFmdGVyIHN0YXJ0IGxpbmUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciByZXNwb25zZSBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgZXh0ZW5zaW9uIG5hbWUASW52YWxpZCBzdGF0dXMgY29kZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABNaXNzaW5nIGV4cGVjdGVkIENSIGFmdGVyIGNodW5rIGRhdGEARXhwZWN0ZWQgTEYgYWZ0ZXIgY2h1bmsgZGF0YQBVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AARGF0YSBhZnRlciBgQ29ubmVjdGlvbjogY2xvc2VgAFNXSVRDSF9QUk9YWQBVU0VfUFJPWFkATUtBQ1RJVklUWQBVTlBST0NFU1NBQkxFX0VOVElUWQBRVUVSWQBDT1BZAE1PVkVEX1BFUk1BTkVOVExZAFRPT19FQVJMWQBOT1RJRlkARkFJTEVEX0RFUEVOREVOQ1kAQkFEX0dBVEVXQVkAUExBWQBQVVQAQ0hFQ0tPVVQAR0FURVdBWV9USU1FT1VUAFJFUVVFU1RfVElNRU9VVABORVRXT1JLX0NPTk5FQ1RfVElNRU9VVABDT05ORUNUSU9OX1RJTUVPVVQATE9HSU5fVElNRU9VVABORVRXT1JLX1JFQURfVElNRU9VVABQT1NUAE1JU0RJUkVDVEVEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfTE9BRF9CQUxBTkNFRF9SRVFVRVNUAEJBRF9SRVFVRVNUAEhUVFBfUkVRVUVTVF9TRU5UX1RPX0hUVFBTX1BPUlQAUkVQT1JUAElNX0FfVEVBUE9UAFJFU0VUX0NPTlRFTlQATk9fQ09OVEVOVABQQVJUSUFMX0NPTlRFTlQASFBFX0lOVkFMSURfQ09OU1RBTlQASFBFX0NCX1JFU0VUAEdFVABIUEVfU1RSSUNUAENPTkZMSUNUAFRFTVBPUkFSWV9SRURJUkVDVABQRVJNQU5FTlRfUkVESVJFQ1QAQ09OTkVDVABNVUxUSV9TVEFUVVMASFBFX0lOVkFMSURfU1RBVFVTAFRPT19NQU5ZX1JFUVVFU1RTAEVBUkxZX0hJTlRTAFVOQVZBSUxBQkxFX0ZPUl9MRUdBTF9SRUFTT05TAE9QVElPTlMAU1dJVENISU5HX1BST1RPQ09MUwBWQVJJQU5UX0FMU09fTkVHT1RJQVRFUwBNVUxUSVBMRV9DSE9JQ0VTAElOVEVSTkFMX1NFUlZFUl9FUlJPUgBXRUJfU0VSVkVSX1VOS05PV05fRVJST1IAUkFJTEdVTl9FUlJPUgBJREVOVElUWV9QUk9WSURFUl9BVVRIRU5USUNBVElPTl9FUlJPUgBTU0xfQ0VSVElGSUNBVEVfRVJST1IASU5WQUxJRF9YX0ZPUldBUkRFRF9GT1IAU0VUX1BBUkFNRVRFUgBHRVRfUEFSQU1FVEVSAEhQRV9VU0VSAFNFRV9PVEhFUgBIUEVfQ0JfQ0hVTktfSEVBREVSAEV4cGVjdGVkIExGIGFmdGVyIENSAE1LQ0FMRU5EQVIAU0VUVVAAV0VCX1NFUlZFUl9JU19ET1dOAFRFQVJET1dOAEhQRV9DTE9TRURfQ09OTkVDVElPTgBIRVVSSVNUSUNfRVhQSVJBVElPTgBESVNDT05ORUNURURfT1BFUkFUSU9OAE5PTl9BVVRIT1JJVEFUSVZFX0lORk9STUFUSU9OAEhQRV9JTlZBTElEX1ZFUlNJT04ASFBFX0NCX01FU1NBR0VfQkVHSU4AU0lURV9JU19GUk9aRU4ASFBFX0lOVkFMSURfSEVBREVSX1RPS0VOAElOVkFMSURfVE9LRU4ARk9SQklEREVOAEVOSEFOQ0VfWU9VUl9DQUxNAEhQRV9JTlZBTElEX1VSTABCTE9DS0VEX0JZX1BBUkVOVEFMX0NPTlRST0wATUtDT0wAQUNMAEhQRV9JTlRFUk5BTABSRVFVRVNUX0hFQURFUl9GSUVMRFNfVE9PX0xBUkdFX1VOT0ZGSUNJQUwASFBFX09LAFVOTElOSwBVTkxPQ0sAUFJJAFJFVFJZX1dJVEgASFBFX0lOVkFMSURfQ09OVEVOVF9MRU5HVEgASFBFX1VORVhQRUNURURfQ09OVEVOVF9MRU5HVEgARkxVU0gAUFJPUFBBVENIAE0tU0VBUkNIAFVSSV9UT09fTE9ORwBQUk9DRVNTSU5HAE1JU0NFTExBTkVPVVNfUEVSU0lTVEVOVF9XQVJOSU5HAE1JU0NFTExBTkVPVVNfV0FSTklORwBIUEVfSU5WQUxJRF9UUkFOU0ZFUl9FTkNPRElORwBFeHBlY3RlZCBDUkxGAEhQRV9JTlZBTElEX0NIVU5LX1NJWkUATU9WRQBDT05USU5VRQBIUEVfQ0JfU1RBVFVTX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJTX0NPTVBMRVRFAEhQRV9DQl9WRVJTSU9OX0NPTVBMRVRFAEhQRV9DQl9VUkxfQ09NUExFVEUASFBFX0NCX1BST1RPQ09MX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8sIFJUU1AvIG9yIElDRS8A5xUAAK8VAACkEgAAkhoAACYWAACeFAAA2xkAAHkVAAB+EgAA/hQAADYVAAALFgAA2BYAAPMSAABCGAAArBYAABIVAAAUFwAA7xcAAEgUAABxFwAAshoAAGsZAAB+GQAANRQAAIIaAABEFwAA/RYAAB4YAACHFwAAqhkAAJMSAAAHGAAALBcAAMoXAACkFwAA5xUAAOcVAABYFwAAOxgAAKASAAAtHAAAwxEAAEgRAADeEgAAQhMAAKQZAAD9EAAA9xUAAKUVAADvFgAA+BkAAEoWAABWFgAA9RUAAAoaAAAIGgAAARoAAKsVAABCEgAA1xAAAEwRAAAFGQAAVBYAAB4RAADKGQAAyBkAAE4WAAD/GAAAcRQAAPAVAADuFQAAlBkAAPwVAAC/GQAAmxkAAHwUAABDEQAAcBgAAJUUAAAnFAAAGRQAANUSAADUGQAARBYAAPcQAEG5OwsBAQBB0DsL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEDAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBuj0LBAEAAAIAQdE9C14DBAMDAwMDAAADAwADAwADAwMDAwMDAwMDAAUAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAwADAEG6PwsEAQAAAgBB0T8LXgMAAwMDAwMAAAMDAAMDAAMDAwMDAwMDAwMABAAFAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwADAAMAQbDBAAsNbG9zZWVlcC1hbGl2ZQBBycEACwEBAEHgwQAL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBycMACwEBAEHgwwAL5wEBAQEBAQEBAQEBAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAWNodW5rZWQAQfHFAAteAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBB0McACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQYDIAAsgcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQpTTQ0KDQoAQanIAAsFAQIAAQMAQcDIAAtfBAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanKAAsFAQIAAQMAQcDKAAtfBAUFBgUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanMAAsEAQAAAQBBwcwAC14CAgACAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAEGpzgALBQECAAEDAEHAzgALXwQFAAAFBQUFBQUFBQUFBQYFBQUFBQUFBQUFBQUABQAHCAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQAFAAUABQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAAAAFAEGp0AALBQEBAAEBAEHA0AALAQEAQdrQAAtBAgAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQanSAAsFAQEAAQEAQcDSAAsBAQBBytIACwYCAAAAAAIAQeHSAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBBoNQAC50BTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRVVFUllPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFVFRQQ0VUU1BBRFRQLw==";
@@ -35982,9 +35982,9 @@ var require_llhttp_wasm = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
+// node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
 var require_llhttp_simd_wasm = __commonJS({
-  "../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
+  "node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var wasmBase64 = "AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAn9/AGABfwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAzU0BQYAAAMAAAAAAAADAQMAAwMDAAACAAAAAAICAgICAgICAgIBAQEBAQEBAQEBAwAAAwAAAAQFAXABExMFAwEAAgYIAX8BQcDZBAsHxQcoBm1lbW9yeQIAC19pbml0aWFsaXplAAgZX19pbmRpcmVjdF9mdW5jdGlvbl90YWJsZQEAC2xsaHR0cF9pbml0AAkYbGxodHRwX3Nob3VsZF9rZWVwX2FsaXZlADcMbGxodHRwX2FsbG9jAAsGbWFsbG9jADkLbGxodHRwX2ZyZWUADARmcmVlAAwPbGxodHRwX2dldF90eXBlAA0VbGxodHRwX2dldF9odHRwX21ham9yAA4VbGxodHRwX2dldF9odHRwX21pbm9yAA8RbGxodHRwX2dldF9tZXRob2QAEBZsbGh0dHBfZ2V0X3N0YXR1c19jb2RlABESbGxodHRwX2dldF91cGdyYWRlABIMbGxodHRwX3Jlc2V0ABMObGxodHRwX2V4ZWN1dGUAFBRsbGh0dHBfc2V0dGluZ3NfaW5pdAAVDWxsaHR0cF9maW5pc2gAFgxsbGh0dHBfcGF1c2UAFw1sbGh0dHBfcmVzdW1lABgbbGxodHRwX3Jlc3VtZV9hZnRlcl91cGdyYWRlABkQbGxodHRwX2dldF9lcnJubwAaF2xsaHR0cF9nZXRfZXJyb3JfcmVhc29uABsXbGxodHRwX3NldF9lcnJvcl9yZWFzb24AHBRsbGh0dHBfZ2V0X2Vycm9yX3BvcwAdEWxsaHR0cF9lcnJub19uYW1lAB4SbGxodHRwX21ldGhvZF9uYW1lAB8SbGxodHRwX3N0YXR1c19uYW1lACAabGxodHRwX3NldF9sZW5pZW50X2hlYWRlcnMAISFsbGh0dHBfc2V0X2xlbmllbnRfY2h1bmtlZF9sZW5ndGgAIh1sbGh0dHBfc2V0X2xlbmllbnRfa2VlcF9hbGl2ZQAjJGxsaHR0cF9zZXRfbGVuaWVudF90cmFuc2Zlcl9lbmNvZGluZwAkGmxsaHR0cF9zZXRfbGVuaWVudF92ZXJzaW9uACUjbGxodHRwX3NldF9sZW5pZW50X2RhdGFfYWZ0ZXJfY2xvc2UAJidsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfbGZfYWZ0ZXJfY3IAJyxsbGh0dHBfc2V0X2xlbmllbnRfb3B0aW9uYWxfY3JsZl9hZnRlcl9jaHVuawAoKGxsaHR0cF9zZXRfbGVuaWVudF9vcHRpb25hbF9jcl9iZWZvcmVfbGYAKSpsbGh0dHBfc2V0X2xlbmllbnRfc3BhY2VzX2FmdGVyX2NodW5rX3NpemUAKhhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YANgkYAQBBAQsSAQIDBAUKBgcyNDMuKy8tLDAxCuzaAjQWAEHA1QAoAgAEQAALQcDVAEEBNgIACxQAIAAQOCAAIAI2AjggACABOgAoCxQAIAAgAC8BNCAALQAwIAAQNxAACx4BAX9BwAAQOiIBEDggAUGACDYCOCABIAA6ACggAQuPDAEHfwJAIABFDQAgAEEIayIBIABBBGsoAgAiAEF4cSIEaiEFAkAgAEEBcQ0AIABBA3FFDQEgASABKAIAIgBrIgFB1NUAKAIASQ0BIAAgBGohBAJAAkBB2NUAKAIAIAFHBEAgAEH/AU0EQCAAQQN2IQMgASgCCCIAIAEoAgwiAkYEQEHE1QBBxNUAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgASgCGCEGIAEgASgCDCIARwRAIAAgASgCCCICNgIIIAIgADYCDAwDCyABQRRqIgMoAgAiAkUEQCABKAIQIgJFDQIgAUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSgCBCIAQQNxQQNHDQIgBSAAQX5xNgIEQczVACAENgIAIAUgBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgASgCHCICQQJ0QfTXAGoiAygCACABRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAFGG2ogADYCACAARQ0BCyAAIAY2AhggASgCECICBEAgACACNgIQIAIgADYCGAsgAUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBU8NACAFKAIEIgBBAXFFDQACQAJAAkACQCAAQQJxRQRAQdzVACgCACAFRgRAQdzVACABNgIAQdDVAEHQ1QAoAgAgBGoiADYCACABIABBAXI2AgQgAUHY1QAoAgBHDQZBzNUAQQA2AgBB2NUAQQA2AgAMBgtB2NUAKAIAIAVGBEBB2NUAIAE2AgBBzNUAQczVACgCACAEaiIANgIAIAEgAEEBcjYCBCAAIAFqIAA2AgAMBgsgAEF4cSAEaiEEIABB/wFNBEAgAEEDdiEDIAUoAggiACAFKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwFCyACIAA2AgggACACNgIMDAQLIAUoAhghBiAFIAUoAgwiAEcEQEHU1QAoAgAaIAAgBSgCCCICNgIIIAIgADYCDAwDCyAFQRRqIgMoAgAiAkUEQCAFKAIQIgJFDQIgBUEQaiEDCwNAIAMhByACIgBBFGoiAygCACICDQAgAEEQaiEDIAAoAhAiAg0ACyAHQQA2AgAMAgsgBSAAQX5xNgIEIAEgBGogBDYCACABIARBAXI2AgQMAwtBACEACyAGRQ0AAkAgBSgCHCICQQJ0QfTXAGoiAygCACAFRgRAIAMgADYCACAADQFByNUAQcjVACgCAEF+IAJ3cTYCAAwCCyAGQRBBFCAGKAIQIAVGG2ogADYCACAARQ0BCyAAIAY2AhggBSgCECICBEAgACACNgIQIAIgADYCGAsgBUEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgBGogBDYCACABIARBAXI2AgQgAUHY1QAoAgBHDQBBzNUAIAQ2AgAMAQsgBEH/AU0EQCAEQXhxQezVAGohAAJ/QcTVACgCACICQQEgBEEDdnQiA3FFBEBBxNUAIAIgA3I2AgAgAAwBCyAAKAIICyICIAE2AgwgACABNgIIIAEgADYCDCABIAI2AggMAQtBHyECIARB////B00EQCAEQSYgBEEIdmciAGt2QQFxIABBAXRrQT5qIQILIAEgAjYCHCABQgA3AhAgAkECdEH01wBqIQACQEHI1QAoAgAiA0EBIAJ0IgdxRQRAIAAgATYCAEHI1QAgAyAHcjYCACABIAA2AhggASABNgIIIAEgATYCDAwBCyAEQRkgAkEBdmtBACACQR9HG3QhAiAAKAIAIQACQANAIAAiAygCBEF4cSAERg0BIAJBHXYhACACQQF0IQIgAyAAQQRxakEQaiIHKAIAIgANAAsgByABNgIAIAEgAzYCGCABIAE2AgwgASABNgIIDAELIAMoAggiACABNgIMIAMgATYCCCABQQA2AhggASADNgIMIAEgADYCCAtB5NUAQeTVACgCAEEBayIAQX8gABs2AgALCwcAIAAtACgLBwAgAC0AKgsHACAALQArCwcAIAAtACkLBwAgAC8BNAsHACAALQAwC0ABBH8gACgCGCEBIAAvAS4hAiAALQAoIQMgACgCOCEEIAAQOCAAIAQ2AjggACADOgAoIAAgAjsBLiAAIAE2AhgLhocCAwd/A34BeyABIAJqIQQCQCAAIgMoAgwiAA0AIAMoAgQEQCADIAE2AgQLIwBBEGsiCSQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADKAIcIgJBAmsO/AEB+QECAwQFBgcICQoLDA0ODxAREvgBE/cBFBX2ARYX9QEYGRobHB0eHyD9AfsBIfQBIiMkJSYnKCkqK/MBLC0uLzAxMvIB8QEzNPAB7wE1Njc4OTo7PD0+P0BBQkNERUZHSElKS0xNTk/6AVBRUlPuAe0BVOwBVesBVldYWVrqAVtcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBuAG5AboBuwG8Ab0BvgG/AcABwQHCAcMBxAHFAcYBxwHIAckBygHLAcwBzQHOAekB6AHPAecB0AHmAdEB0gHTAdQB5QHVAdYB1wHYAdkB2gHbAdwB3QHeAd8B4AHhAeIB4wEA/AELQQAM4wELQQ4M4gELQQ0M4QELQQ8M4AELQRAM3wELQRMM3gELQRQM3QELQRUM3AELQRYM2wELQRcM2gELQRgM2QELQRkM2AELQRoM1wELQRsM1gELQRwM1QELQR0M1AELQR4M0wELQR8M0gELQSAM0QELQSEM0AELQQgMzwELQSIMzgELQSQMzQELQSMMzAELQQcMywELQSUMygELQSYMyQELQScMyAELQSgMxwELQRIMxgELQREMxQELQSkMxAELQSoMwwELQSsMwgELQSwMwQELQd4BDMABC0EuDL8BC0EvDL4BC0EwDL0BC0ExDLwBC0EyDLsBC0EzDLoBC0E0DLkBC0HfAQy4AQtBNQy3AQtBOQy2AQtBDAy1AQtBNgy0AQtBNwyzAQtBOAyyAQtBPgyxAQtBOgywAQtB4AEMrwELQQsMrgELQT8MrQELQTsMrAELQQoMqwELQTwMqgELQT0MqQELQeEBDKgBC0HBAAynAQtBwAAMpgELQcIADKUBC0EJDKQBC0EtDKMBC0HDAAyiAQtBxAAMoQELQcUADKABC0HGAAyfAQtBxwAMngELQcgADJ0BC0HJAAycAQtBygAMmwELQcsADJoBC0HMAAyZAQtBzQAMmAELQc4ADJcBC0HPAAyWAQtB0AAMlQELQdEADJQBC0HSAAyTAQtB0wAMkgELQdUADJEBC0HUAAyQAQtB1gAMjwELQdcADI4BC0HYAAyNAQtB2QAMjAELQdoADIsBC0HbAAyKAQtB3AAMiQELQd0ADIgBC0HeAAyHAQtB3wAMhgELQeAADIUBC0HhAAyEAQtB4gAMgwELQeMADIIBC0HkAAyBAQtB5QAMgAELQeIBDH8LQeYADH4LQecADH0LQQYMfAtB6AAMewtBBQx6C0HpAAx5C0EEDHgLQeoADHcLQesADHYLQewADHULQe0ADHQLQQMMcwtB7gAMcgtB7wAMcQtB8AAMcAtB8gAMbwtB8QAMbgtB8wAMbQtB9AAMbAtB9QAMawtB9gAMagtBAgxpC0H3AAxoC0H4AAxnC0H5AAxmC0H6AAxlC0H7AAxkC0H8AAxjC0H9AAxiC0H+AAxhC0H/AAxgC0GAAQxfC0GBAQxeC0GCAQxdC0GDAQxcC0GEAQxbC0GFAQxaC0GGAQxZC0GHAQxYC0GIAQxXC0GJAQxWC0GKAQxVC0GLAQxUC0GMAQxTC0GNAQxSC0GOAQxRC0GPAQxQC0GQAQxPC0GRAQxOC0GSAQxNC0GTAQxMC0GUAQxLC0GVAQxKC0GWAQxJC0GXAQxIC0GYAQxHC0GZAQxGC0GaAQxFC0GbAQxEC0GcAQxDC0GdAQxCC0GeAQxBC0GfAQxAC0GgAQw/C0GhAQw+C0GiAQw9C0GjAQw8C0GkAQw7C0GlAQw6C0GmAQw5C0GnAQw4C0GoAQw3C0GpAQw2C0GqAQw1C0GrAQw0C0GsAQwzC0GtAQwyC0GuAQwxC0GvAQwwC0GwAQwvC0GxAQwuC0GyAQwtC0GzAQwsC0G0AQwrC0G1AQwqC0G2AQwpC0G3AQwoC0G4AQwnC0G5AQwmC0G6AQwlC0G7AQwkC0G8AQwjC0G9AQwiC0G+AQwhC0G/AQwgC0HAAQwfC0HBAQweC0HCAQwdC0EBDBwLQcMBDBsLQcQBDBoLQcUBDBkLQcYBDBgLQccBDBcLQcgBDBYLQckBDBULQcoBDBQLQcsBDBMLQcwBDBILQc0BDBELQc4BDBALQc8BDA8LQdABDA4LQdEBDA0LQdIBDAwLQdMBDAsLQdQBDAoLQdUBDAkLQdYBDAgLQeMBDAcLQdcBDAYLQdgBDAULQdkBDAQLQdoBDAMLQdsBDAILQd0BDAELQdwBCyECA0ACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAMCfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAn8CQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAwJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCACDuMBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISMkJScoKZ4DmwOaA5EDigODA4AD/QL7AvgC8gLxAu8C7QLoAucC5gLlAuQC3ALbAtoC2QLYAtcC1gLVAs8CzgLMAssCygLJAsgCxwLGAsQCwwK+ArwCugK5ArgCtwK2ArUCtAKzArICsQKwAq4CrQKpAqgCpwKmAqUCpAKjAqICoQKgAp8CmAKQAowCiwKKAoEC/gH9AfwB+wH6AfkB+AH3AfUB8wHwAesB6QHoAecB5gHlAeQB4wHiAeEB4AHfAd4B3QHcAdoB2QHYAdcB1gHVAdQB0wHSAdEB0AHPAc4BzQHMAcsBygHJAcgBxwHGAcUBxAHDAcIBwQHAAb8BvgG9AbwBuwG6AbkBuAG3AbYBtQG0AbMBsgGxAbABrwGuAa0BrAGrAaoBqQGoAacBpgGlAaQBowGiAZ8BngGZAZgBlwGWAZUBlAGTAZIBkQGQAY8BjQGMAYcBhgGFAYQBgwGCAX18e3p5dnV0UFFSU1RVCyABIARHDXJB/QEhAgy+AwsgASAERw2YAUHbASECDL0DCyABIARHDfEBQY4BIQIMvAMLIAEgBEcN/AFBhAEhAgy7AwsgASAERw2KAkH/ACECDLoDCyABIARHDZECQf0AIQIMuQMLIAEgBEcNlAJB+wAhAgy4AwsgASAERw0eQR4hAgy3AwsgASAERw0ZQRghAgy2AwsgASAERw3KAkHNACECDLUDCyABIARHDdUCQcYAIQIMtAMLIAEgBEcN1gJBwwAhAgyzAwsgASAERw3cAkE4IQIMsgMLIAMtADBBAUYNrQMMiQMLQQAhAAJAAkACQCADLQAqRQ0AIAMtACtFDQAgAy8BMiICQQJxRQ0BDAILIAMvATIiAkEBcUUNAQtBASEAIAMtAChBAUYNACADLwE0IgZB5ABrQeQASQ0AIAZBzAFGDQAgBkGwAkYNACACQcAAcQ0AQQAhACACQYgEcUGABEYNACACQShxQQBHIQALIANBADsBMiADQQA6ADECQCAARQRAIANBADoAMSADLQAuQQRxDQEMsQMLIANCADcDIAsgA0EAOgAxIANBAToANgxIC0EAIQACQCADKAI4IgJFDQAgAigCMCICRQ0AIAMgAhEAACEACyAARQ1IIABBFUcNYiADQQQ2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgyvAwsgASAERgRAQQYhAgyvAwsgAS0AAEEKRw0ZIAFBAWohAQwaCyADQgA3AyBBEiECDJQDCyABIARHDYoDQSMhAgysAwsgASAERgRAQQchAgysAwsCQAJAIAEtAABBCmsOBAEYGAAYCyABQQFqIQFBECECDJMDCyABQQFqIQEgA0Evai0AAEEBcQ0XQQAhAiADQQA2AhwgAyABNgIUIANBmSA2AhAgA0EZNgIMDKsDCyADIAMpAyAiDCAEIAFrrSIKfSILQgAgCyAMWBs3AyAgCiAMWg0YQQghAgyqAwsgASAERwRAIANBCTYCCCADIAE2AgRBFCECDJEDC0EJIQIMqQMLIAMpAyBQDa4CDEMLIAEgBEYEQEELIQIMqAMLIAEtAABBCkcNFiABQQFqIQEMFwsgA0Evai0AAEEBcUUNGQwmC0EAIQACQCADKAI4IgJFDQAgAigCUCICRQ0AIAMgAhEAACEACyAADRkMQgtBACEAAkAgAygCOCICRQ0AIAIoAlAiAkUNACADIAIRAAAhAAsgAA0aDCQLQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANGwwyCyADQS9qLQAAQQFxRQ0cDCILQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANHAxCC0EAIQACQCADKAI4IgJFDQAgAigCVCICRQ0AIAMgAhEAACEACyAADR0MIAsgASAERgRAQRMhAgygAwsCQCABLQAAIgBBCmsOBB8jIwAiCyABQQFqIQEMHwtBACEAAkAgAygCOCICRQ0AIAIoAlQiAkUNACADIAIRAAAhAAsgAA0iDEILIAEgBEYEQEEWIQIMngMLIAEtAABBwMEAai0AAEEBRw0jDIMDCwJAA0AgAS0AAEGwO2otAAAiAEEBRwRAAkAgAEECaw4CAwAnCyABQQFqIQFBISECDIYDCyAEIAFBAWoiAUcNAAtBGCECDJ0DCyADKAIEIQBBACECIANBADYCBCADIAAgAUEBaiIBEDQiAA0hDEELQQAhAAJAIAMoAjgiAkUNACACKAJUIgJFDQAgAyACEQAAIQALIAANIwwqCyABIARGBEBBHCECDJsDCyADQQo2AgggAyABNgIEQQAhAAJAIAMoAjgiAkUNACACKAJQIgJFDQAgAyACEQAAIQALIAANJUEkIQIMgQMLIAEgBEcEQANAIAEtAABBsD1qLQAAIgBBA0cEQCAAQQFrDgUYGiaCAyUmCyAEIAFBAWoiAUcNAAtBGyECDJoDC0EbIQIMmQMLA0AgAS0AAEGwP2otAAAiAEEDRwRAIABBAWsOBQ8RJxMmJwsgBCABQQFqIgFHDQALQR4hAgyYAwsgASAERwRAIANBCzYCCCADIAE2AgRBByECDP8CC0EfIQIMlwMLIAEgBEYEQEEgIQIMlwMLAkAgAS0AAEENaw4ULj8/Pz8/Pz8/Pz8/Pz8/Pz8/PwA/C0EAIQIgA0EANgIcIANBvws2AhAgA0ECNgIMIAMgAUEBajYCFAyWAwsgA0EvaiECA0AgASAERgRAQSEhAgyXAwsCQAJAAkAgAS0AACIAQQlrDhgCACkpASkpKSkpKSkpKSkpKSkpKSkpKQInCyABQQFqIQEgA0Evai0AAEEBcUUNCgwYCyABQQFqIQEMFwsgAUEBaiEBIAItAABBAnENAAtBACECIANBADYCHCADIAE2AhQgA0GfFTYCECADQQw2AgwMlQMLIAMtAC5BgAFxRQ0BC0EAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ3mAiAAQRVGBEAgA0EkNgIcIAMgATYCFCADQZsbNgIQIANBFTYCDEEAIQIMlAMLQQAhAiADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMDJMDC0EAIQIgA0EANgIcIAMgATYCFCADQb4gNgIQIANBAjYCDAySAwsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEgDKdqIgEQMiIARQ0rIANBBzYCHCADIAE2AhQgAyAANgIMDJEDCyADLQAuQcAAcUUNAQtBACEAAkAgAygCOCICRQ0AIAIoAlgiAkUNACADIAIRAAAhAAsgAEUNKyAAQRVGBEAgA0EKNgIcIAMgATYCFCADQesZNgIQIANBFTYCDEEAIQIMkAMLQQAhAiADQQA2AhwgAyABNgIUIANBkww2AhAgA0ETNgIMDI8DC0EAIQIgA0EANgIcIAMgATYCFCADQYIVNgIQIANBAjYCDAyOAwtBACECIANBADYCHCADIAE2AhQgA0HdFDYCECADQRk2AgwMjQMLQQAhAiADQQA2AhwgAyABNgIUIANB5h02AhAgA0EZNgIMDIwDCyAAQRVGDT1BACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwMiwMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDMiAEUNKCADQQ02AhwgAyABNgIUIAMgADYCDAyKAwsgAEEVRg06QQAhAiADQQA2AhwgAyABNgIUIANB0A82AhAgA0EiNgIMDIkDCyADKAIEIQBBACECIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDCgLIANBDjYCHCADIAA2AgwgAyABQQFqNgIUDIgDCyAAQRVGDTdBACECIANBADYCHCADIAE2AhQgA0HQDzYCECADQSI2AgwMhwMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDMiAEUEQCABQQFqIQEMJwsgA0EPNgIcIAMgADYCDCADIAFBAWo2AhQMhgMLQQAhAiADQQA2AhwgAyABNgIUIANB4hc2AhAgA0EZNgIMDIUDCyAAQRVGDTNBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwMhAMLIAMoAgQhAEEAIQIgA0EANgIEIAMgACABEDQiAEUNJSADQRE2AhwgAyABNgIUIAMgADYCDAyDAwsgAEEVRg0wQQAhAiADQQA2AhwgAyABNgIUIANB1gw2AhAgA0EjNgIMDIIDCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFBEAgAUEBaiEBDCULIANBEjYCHCADIAA2AgwgAyABQQFqNgIUDIEDCyADQS9qLQAAQQFxRQ0BC0EXIQIM5gILQQAhAiADQQA2AhwgAyABNgIUIANB4hc2AhAgA0EZNgIMDP4CCyAAQTtHDQAgAUEBaiEBDAwLQQAhAiADQQA2AhwgAyABNgIUIANBkhg2AhAgA0ECNgIMDPwCCyAAQRVGDShBACECIANBADYCHCADIAE2AhQgA0HWDDYCECADQSM2AgwM+wILIANBFDYCHCADIAE2AhQgAyAANgIMDPoCCyADKAIEIQBBACECIANBADYCBCADIAAgARA0IgBFBEAgAUEBaiEBDPUCCyADQRU2AhwgAyAANgIMIAMgAUEBajYCFAz5AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQzzAgsgA0EXNgIcIAMgADYCDCADIAFBAWo2AhQM+AILIABBFUYNI0EAIQIgA0EANgIcIAMgATYCFCADQdYMNgIQIANBIzYCDAz3AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQwdCyADQRk2AhwgAyAANgIMIAMgAUEBajYCFAz2AgsgAygCBCEAQQAhAiADQQA2AgQgAyAAIAEQNCIARQRAIAFBAWohAQzvAgsgA0EaNgIcIAMgADYCDCADIAFBAWo2AhQM9QILIABBFUYNH0EAIQIgA0EANgIcIAMgATYCFCADQdAPNgIQIANBIjYCDAz0AgsgAygCBCEAIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDBsLIANBHDYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgzzAgsgAygCBCEAIANBADYCBCADIAAgARAzIgBFBEAgAUEBaiEBDOsCCyADQR02AhwgAyAANgIMIAMgAUEBajYCFEEAIQIM8gILIABBO0cNASABQQFqIQELQSYhAgzXAgtBACECIANBADYCHCADIAE2AhQgA0GfFTYCECADQQw2AgwM7wILIAEgBEcEQANAIAEtAABBIEcNhAIgBCABQQFqIgFHDQALQSwhAgzvAgtBLCECDO4CCyABIARGBEBBNCECDO4CCwJAAkADQAJAIAEtAABBCmsOBAIAAAMACyAEIAFBAWoiAUcNAAtBNCECDO8CCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNnwIgA0EyNgIcIAMgATYCFCADIAA2AgxBACECDO4CCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUEQCABQQFqIQEMnwILIANBMjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgztAgsgASAERwRAAkADQCABLQAAQTBrIgBB/wFxQQpPBEBBOiECDNcCCyADKQMgIgtCmbPmzJmz5swZVg0BIAMgC0IKfiIKNwMgIAogAK1C/wGDIgtCf4VWDQEgAyAKIAt8NwMgIAQgAUEBaiIBRw0AC0HAACECDO4CCyADKAIEIQAgA0EANgIEIAMgACABQQFqIgEQMSIADRcM4gILQcAAIQIM7AILIAEgBEYEQEHJACECDOwCCwJAA0ACQCABLQAAQQlrDhgAAqICogKpAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAqICogKiAgCiAgsgBCABQQFqIgFHDQALQckAIQIM7AILIAFBAWohASADQS9qLQAAQQFxDaUCIANBADYCHCADIAE2AhQgA0GXEDYCECADQQo2AgxBACECDOsCCyABIARHBEADQCABLQAAQSBHDRUgBCABQQFqIgFHDQALQfgAIQIM6wILQfgAIQIM6gILIANBAjoAKAw4C0EAIQIgA0EANgIcIANBvws2AhAgA0ECNgIMIAMgAUEBajYCFAzoAgtBACECDM4CC0ENIQIMzQILQRMhAgzMAgtBFSECDMsCC0EWIQIMygILQRghAgzJAgtBGSECDMgCC0EaIQIMxwILQRshAgzGAgtBHCECDMUCC0EdIQIMxAILQR4hAgzDAgtBHyECDMICC0EgIQIMwQILQSIhAgzAAgtBIyECDL8CC0ElIQIMvgILQeUAIQIMvQILIANBPTYCHCADIAE2AhQgAyAANgIMQQAhAgzVAgsgA0EbNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIM1AILIANBIDYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNMCCyADQRM2AhwgAyABNgIUIANBmBo2AhAgA0EVNgIMQQAhAgzSAgsgA0ELNgIcIAMgATYCFCADQZgaNgIQIANBFTYCDEEAIQIM0QILIANBEDYCHCADIAE2AhQgA0GYGjYCECADQRU2AgxBACECDNACCyADQSA2AhwgAyABNgIUIANBpBw2AhAgA0EVNgIMQQAhAgzPAgsgA0ELNgIcIAMgATYCFCADQaQcNgIQIANBFTYCDEEAIQIMzgILIANBDDYCHCADIAE2AhQgA0GkHDYCECADQRU2AgxBACECDM0CC0EAIQIgA0EANgIcIAMgATYCFCADQd0ONgIQIANBEjYCDAzMAgsCQANAAkAgAS0AAEEKaw4EAAICAAILIAQgAUEBaiIBRw0AC0H9ASECDMwCCwJAAkAgAy0ANkEBRw0AQQAhAAJAIAMoAjgiAkUNACACKAJgIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRw0BIANB/AE2AhwgAyABNgIUIANB3Bk2AhAgA0EVNgIMQQAhAgzNAgtB3AEhAgyzAgsgA0EANgIcIAMgATYCFCADQfkLNgIQIANBHzYCDEEAIQIMywILAkACQCADLQAoQQFrDgIEAQALQdsBIQIMsgILQdQBIQIMsQILIANBAjoAMUEAIQACQCADKAI4IgJFDQAgAigCACICRQ0AIAMgAhEAACEACyAARQRAQd0BIQIMsQILIABBFUcEQCADQQA2AhwgAyABNgIUIANBtAw2AhAgA0EQNgIMQQAhAgzKAgsgA0H7ATYCHCADIAE2AhQgA0GBGjYCECADQRU2AgxBACECDMkCCyABIARGBEBB+gEhAgzJAgsgAS0AAEHIAEYNASADQQE6ACgLQcABIQIMrgILQdoBIQIMrQILIAEgBEcEQCADQQw2AgggAyABNgIEQdkBIQIMrQILQfkBIQIMxQILIAEgBEYEQEH4ASECDMUCCyABLQAAQcgARw0EIAFBAWohAUHYASECDKsCCyABIARGBEBB9wEhAgzEAgsCQAJAIAEtAABBxQBrDhAABQUFBQUFBQUFBQUFBQUBBQsgAUEBaiEBQdYBIQIMqwILIAFBAWohAUHXASECDKoCC0H2ASECIAEgBEYNwgIgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABButUAai0AAEcNAyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMwwILIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARAuIgBFBEBB4wEhAgyqAgsgA0H1ATYCHCADIAE2AhQgAyAANgIMQQAhAgzCAgtB9AEhAiABIARGDcECIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjVAGotAABHDQIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADMICCyADQYEEOwEoIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARAuIgANAwwCCyADQQA2AgALQQAhAiADQQA2AhwgAyABNgIUIANB5R82AhAgA0EINgIMDL8CC0HVASECDKUCCyADQfMBNgIcIAMgATYCFCADIAA2AgxBACECDL0CC0EAIQACQCADKAI4IgJFDQAgAigCQCICRQ0AIAMgAhEAACEACyAARQ1uIABBFUcEQCADQQA2AhwgAyABNgIUIANBgg82AhAgA0EgNgIMQQAhAgy9AgsgA0GPATYCHCADIAE2AhQgA0HsGzYCECADQRU2AgxBACECDLwCCyABIARHBEAgA0ENNgIIIAMgATYCBEHTASECDKMCC0HyASECDLsCCyABIARGBEBB8QEhAgy7AgsCQAJAAkAgAS0AAEHIAGsOCwABCAgICAgICAgCCAsgAUEBaiEBQdABIQIMowILIAFBAWohAUHRASECDKICCyABQQFqIQFB0gEhAgyhAgtB8AEhAiABIARGDbkCIAMoAgAiACAEIAFraiEGIAEgAGtBAmohBQNAIAEtAAAgAEG11QBqLQAARw0EIABBAkYNAyAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy5AgtB7wEhAiABIARGDbgCIAMoAgAiACAEIAFraiEGIAEgAGtBAWohBQNAIAEtAAAgAEGz1QBqLQAARw0DIABBAUYNAiAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy4AgtB7gEhAiABIARGDbcCIAMoAgAiACAEIAFraiEGIAEgAGtBAmohBQNAIAEtAAAgAEGw1QBqLQAARw0CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBjYCAAy3AgsgAygCBCEAIANCADcDACADIAAgBUEBaiIBECsiAEUNAiADQewBNgIcIAMgATYCFCADIAA2AgxBACECDLYCCyADQQA2AgALIAMoAgQhACADQQA2AgQgAyAAIAEQKyIARQ2cAiADQe0BNgIcIAMgATYCFCADIAA2AgxBACECDLQCC0HPASECDJoCC0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMtAILQc4BIQIMmgILIANB6wE2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyyAgsgASAERgRAQesBIQIMsgILIAEtAABBL0YEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQbI4NgIQIANBCDYCDEEAIQIMsQILQc0BIQIMlwILIAEgBEcEQCADQQ42AgggAyABNgIEQcwBIQIMlwILQeoBIQIMrwILIAEgBEYEQEHpASECDK8CCyABLQAAQTBrIgBB/wFxQQpJBEAgAyAAOgAqIAFBAWohAUHLASECDJYCCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNlwIgA0HoATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgsgASAERgRAQecBIQIMrgILAkAgAS0AAEEuRgRAIAFBAWohAQwBCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNmAIgA0HmATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgtBygEhAgyUAgsgASAERgRAQeUBIQIMrQILQQAhAEEBIQVBASEHQQAhAgJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAEtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyECQQAhBUEAIQcMAgtBCSECQQEhAEEAIQVBACEHDAELQQAhBUEBIQILIAMgAjoAKyABQQFqIQECQAJAIAMtAC5BEHENAAJAAkACQCADLQAqDgMBAAIECyAHRQ0DDAILIAANAQwCCyAFRQ0BCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNAiADQeIBNgIcIAMgATYCFCADIAA2AgxBACECDK8CCyADKAIEIQAgA0EANgIEIAMgACABEC8iAEUNmgIgA0HjATYCHCADIAE2AhQgAyAANgIMQQAhAgyuAgsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDZgCIANB5AE2AhwgAyABNgIUIAMgADYCDAytAgtByQEhAgyTAgtBACEAAkAgAygCOCICRQ0AIAIoAkQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0GkDTYCECADQSE2AgxBACECDK0CC0HIASECDJMCCyADQeEBNgIcIAMgATYCFCADQdAaNgIQIANBFTYCDEEAIQIMqwILIAEgBEYEQEHhASECDKsCCwJAIAEtAABBIEYEQCADQQA7ATQgAUEBaiEBDAELIANBADYCHCADIAE2AhQgA0GZETYCECADQQk2AgxBACECDKsCC0HHASECDJECCyABIARGBEBB4AEhAgyqAgsCQCABLQAAQTBrQf8BcSICQQpJBEAgAUEBaiEBAkAgAy8BNCIAQZkzSw0AIAMgAEEKbCIAOwE0IABB/v8DcSACQf//A3NLDQAgAyAAIAJqOwE0DAILQQAhAiADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMDKsCCyADQQA2AhwgAyABNgIUIANBlR42AhAgA0ENNgIMQQAhAgyqAgtBxgEhAgyQAgsgASAERgRAQd8BIQIMqQILAkAgAS0AAEEwa0H/AXEiAkEKSQRAIAFBAWohAQJAIAMvATQiAEGZM0sNACADIABBCmwiADsBNCAAQf7/A3EgAkH//wNzSw0AIAMgACACajsBNAwCC0EAIQIgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDAyqAgsgA0EANgIcIAMgATYCFCADQZUeNgIQIANBDTYCDEEAIQIMqQILQcUBIQIMjwILIAEgBEYEQEHeASECDKgCCwJAIAEtAABBMGtB/wFxIgJBCkkEQCABQQFqIQECQCADLwE0IgBBmTNLDQAgAyAAQQpsIgA7ATQgAEH+/wNxIAJB//8Dc0sNACADIAAgAmo7ATQMAgtBACECIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgwMqQILIANBADYCHCADIAE2AhQgA0GVHjYCECADQQ02AgxBACECDKgCC0HEASECDI4CCyABIARGBEBB3QEhAgynAgsCQAJAAkACQCABLQAAQQprDhcCAwMAAwMDAwMDAwMDAwMDAwMDAwMDAQMLIAFBAWoMBQsgAUEBaiEBQcMBIQIMjwILIAFBAWohASADQS9qLQAAQQFxDQggA0EANgIcIAMgATYCFCADQY0LNgIQIANBDTYCDEEAIQIMpwILIANBADYCHCADIAE2AhQgA0GNCzYCECADQQ02AgxBACECDKYCCyABIARHBEAgA0EPNgIIIAMgATYCBEEBIQIMjQILQdwBIQIMpQILAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0HbASECDKYCCyADKAIEIQAgA0EANgIEIAMgACABEC0iAEUEQCABQQFqIQEMBAsgA0HaATYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgylAgsgAygCBCEAIANBADYCBCADIAAgARAtIgANASABQQFqCyEBQcEBIQIMigILIANB2QE2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMogILQcIBIQIMiAILIANBL2otAABBAXENASADQQA2AhwgAyABNgIUIANB5Bw2AhAgA0EZNgIMQQAhAgygAgsgASAERgRAQdkBIQIMoAILAkACQAJAIAEtAABBCmsOBAECAgACCyABQQFqIQEMAgsgAUEBaiEBDAELIAMtAC5BwABxRQ0BC0EAIQACQCADKAI4IgJFDQAgAigCPCICRQ0AIAMgAhEAACEACyAARQ2gASAAQRVGBEAgA0HZADYCHCADIAE2AhQgA0G3GjYCECADQRU2AgxBACECDJ8CCyADQQA2AhwgAyABNgIUIANBgA02AhAgA0EbNgIMQQAhAgyeAgsgA0EANgIcIAMgATYCFCADQdwoNgIQIANBAjYCDEEAIQIMnQILIAEgBEcEQCADQQw2AgggAyABNgIEQb8BIQIMhAILQdgBIQIMnAILIAEgBEYEQEHXASECDJwCCwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEHBAGsOFQABAgNaBAUGWlpaBwgJCgsMDQ4PEFoLIAFBAWohAUH7ACECDJICCyABQQFqIQFB/AAhAgyRAgsgAUEBaiEBQYEBIQIMkAILIAFBAWohAUGFASECDI8CCyABQQFqIQFBhgEhAgyOAgsgAUEBaiEBQYkBIQIMjQILIAFBAWohAUGKASECDIwCCyABQQFqIQFBjQEhAgyLAgsgAUEBaiEBQZYBIQIMigILIAFBAWohAUGXASECDIkCCyABQQFqIQFBmAEhAgyIAgsgAUEBaiEBQaUBIQIMhwILIAFBAWohAUGmASECDIYCCyABQQFqIQFBrAEhAgyFAgsgAUEBaiEBQbQBIQIMhAILIAFBAWohAUG3ASECDIMCCyABQQFqIQFBvgEhAgyCAgsgASAERgRAQdYBIQIMmwILIAEtAABBzgBHDUggAUEBaiEBQb0BIQIMgQILIAEgBEYEQEHVASECDJoCCwJAAkACQCABLQAAQcIAaw4SAEpKSkpKSkpKSgFKSkpKSkoCSgsgAUEBaiEBQbgBIQIMggILIAFBAWohAUG7ASECDIECCyABQQFqIQFBvAEhAgyAAgtB1AEhAiABIARGDZgCIAMoAgAiACAEIAFraiEFIAEgAGtBB2ohBgJAA0AgAS0AACAAQajVAGotAABHDUUgAEEHRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJkCCyADQQA2AgAgBkEBaiEBQRsMRQsgASAERgRAQdMBIQIMmAILAkACQCABLQAAQckAaw4HAEdHR0dHAUcLIAFBAWohAUG5ASECDP8BCyABQQFqIQFBugEhAgz+AQtB0gEhAiABIARGDZYCIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQabVAGotAABHDUMgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJcCCyADQQA2AgAgBkEBaiEBQQ8MQwtB0QEhAiABIARGDZUCIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQaTVAGotAABHDUIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJYCCyADQQA2AgAgBkEBaiEBQSAMQgtB0AEhAiABIARGDZQCIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDUEgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADJUCCyADQQA2AgAgBkEBaiEBQRIMQQsgASAERgRAQc8BIQIMlAILAkACQCABLQAAQcUAaw4OAENDQ0NDQ0NDQ0NDQwFDCyABQQFqIQFBtQEhAgz7AQsgAUEBaiEBQbYBIQIM+gELQc4BIQIgASAERg2SAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGe1QBqLQAARw0/IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyTAgsgA0EANgIAIAZBAWohAUEHDD8LQc0BIQIgASAERg2RAiADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGY1QBqLQAARw0+IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAySAgsgA0EANgIAIAZBAWohAUEoDD4LIAEgBEYEQEHMASECDJECCwJAAkACQCABLQAAQcUAaw4RAEFBQUFBQUFBQQFBQUFBQQJBCyABQQFqIQFBsQEhAgz5AQsgAUEBaiEBQbIBIQIM+AELIAFBAWohAUGzASECDPcBC0HLASECIAEgBEYNjwIgAygCACIAIAQgAWtqIQUgASAAa0EGaiEGAkADQCABLQAAIABBkdUAai0AAEcNPCAAQQZGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMkAILIANBADYCACAGQQFqIQFBGgw8C0HKASECIAEgBEYNjgIgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBjdUAai0AAEcNOyAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMjwILIANBADYCACAGQQFqIQFBIQw7CyABIARGBEBByQEhAgyOAgsCQAJAIAEtAABBwQBrDhQAPT09PT09PT09PT09PT09PT09AT0LIAFBAWohAUGtASECDPUBCyABQQFqIQFBsAEhAgz0AQsgASAERgRAQcgBIQIMjQILAkACQCABLQAAQdUAaw4LADw8PDw8PDw8PAE8CyABQQFqIQFBrgEhAgz0AQsgAUEBaiEBQa8BIQIM8wELQccBIQIgASAERg2LAiADKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEGE1QBqLQAARw04IABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyMAgsgA0EANgIAIAZBAWohAUEqDDgLIAEgBEYEQEHGASECDIsCCyABLQAAQdAARw04IAFBAWohAUElDDcLQcUBIQIgASAERg2JAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGB1QBqLQAARw02IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyKAgsgA0EANgIAIAZBAWohAUEODDYLIAEgBEYEQEHEASECDIkCCyABLQAAQcUARw02IAFBAWohAUGrASECDO8BCyABIARGBEBBwwEhAgyIAgsCQAJAAkACQCABLQAAQcIAaw4PAAECOTk5OTk5OTk5OTkDOQsgAUEBaiEBQacBIQIM8QELIAFBAWohAUGoASECDPABCyABQQFqIQFBqQEhAgzvAQsgAUEBaiEBQaoBIQIM7gELQcIBIQIgASAERg2GAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEH+1ABqLQAARw0zIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyHAgsgA0EANgIAIAZBAWohAUEUDDMLQcEBIQIgASAERg2FAiADKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEH51ABqLQAARw0yIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyGAgsgA0EANgIAIAZBAWohAUErDDILQcABIQIgASAERg2EAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEH21ABqLQAARw0xIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyFAgsgA0EANgIAIAZBAWohAUEsDDELQb8BIQIgASAERg2DAiADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGh1QBqLQAARw0wIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyEAgsgA0EANgIAIAZBAWohAUERDDALQb4BIQIgASAERg2CAiADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEHy1ABqLQAARw0vIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyDAgsgA0EANgIAIAZBAWohAUEuDC8LIAEgBEYEQEG9ASECDIICCwJAAkACQAJAAkAgAS0AAEHBAGsOFQA0NDQ0NDQ0NDQ0ATQ0AjQ0AzQ0BDQLIAFBAWohAUGbASECDOwBCyABQQFqIQFBnAEhAgzrAQsgAUEBaiEBQZ0BIQIM6gELIAFBAWohAUGiASECDOkBCyABQQFqIQFBpAEhAgzoAQsgASAERgRAQbwBIQIMgQILAkACQCABLQAAQdIAaw4DADABMAsgAUEBaiEBQaMBIQIM6AELIAFBAWohAUEEDC0LQbsBIQIgASAERg3/ASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHw1ABqLQAARw0sIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyAAgsgA0EANgIAIAZBAWohAUEdDCwLIAEgBEYEQEG6ASECDP8BCwJAAkAgAS0AAEHJAGsOBwEuLi4uLgAuCyABQQFqIQFBoQEhAgzmAQsgAUEBaiEBQSIMKwsgASAERgRAQbkBIQIM/gELIAEtAABB0ABHDSsgAUEBaiEBQaABIQIM5AELIAEgBEYEQEG4ASECDP0BCwJAAkAgAS0AAEHGAGsOCwAsLCwsLCwsLCwBLAsgAUEBaiEBQZ4BIQIM5AELIAFBAWohAUGfASECDOMBC0G3ASECIAEgBEYN+wEgAygCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABB7NQAai0AAEcNKCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM/AELIANBADYCACAGQQFqIQFBDQwoC0G2ASECIAEgBEYN+gEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBodUAai0AAEcNJyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+wELIANBADYCACAGQQFqIQFBDAwnC0G1ASECIAEgBEYN+QEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB6tQAai0AAEcNJiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+gELIANBADYCACAGQQFqIQFBAwwmC0G0ASECIAEgBEYN+AEgAygCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB6NQAai0AAEcNJSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM+QELIANBADYCACAGQQFqIQFBJgwlCyABIARGBEBBswEhAgz4AQsCQAJAIAEtAABB1ABrDgIAAScLIAFBAWohAUGZASECDN8BCyABQQFqIQFBmgEhAgzeAQtBsgEhAiABIARGDfYBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQebUAGotAABHDSMgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPcBCyADQQA2AgAgBkEBaiEBQScMIwtBsQEhAiABIARGDfUBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQeTUAGotAABHDSIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPYBCyADQQA2AgAgBkEBaiEBQRwMIgtBsAEhAiABIARGDfQBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQd7UAGotAABHDSEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPUBCyADQQA2AgAgBkEBaiEBQQYMIQtBrwEhAiABIARGDfMBIAMoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQdnUAGotAABHDSAgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPQBCyADQQA2AgAgBkEBaiEBQRkMIAsgASAERgRAQa4BIQIM8wELAkACQAJAAkAgAS0AAEEtaw4jACQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkASQkJCQkAiQkJAMkCyABQQFqIQFBjgEhAgzcAQsgAUEBaiEBQY8BIQIM2wELIAFBAWohAUGUASECDNoBCyABQQFqIQFBlQEhAgzZAQtBrQEhAiABIARGDfEBIAMoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQdfUAGotAABHDR4gAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADPIBCyADQQA2AgAgBkEBaiEBQQsMHgsgASAERgRAQawBIQIM8QELAkACQCABLQAAQcEAaw4DACABIAsgAUEBaiEBQZABIQIM2AELIAFBAWohAUGTASECDNcBCyABIARGBEBBqwEhAgzwAQsCQAJAIAEtAABBwQBrDg8AHx8fHx8fHx8fHx8fHwEfCyABQQFqIQFBkQEhAgzXAQsgAUEBaiEBQZIBIQIM1gELIAEgBEYEQEGqASECDO8BCyABLQAAQcwARw0cIAFBAWohAUEKDBsLQakBIQIgASAERg3tASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHR1ABqLQAARw0aIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzuAQsgA0EANgIAIAZBAWohAUEeDBoLQagBIQIgASAERg3sASADKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEHK1ABqLQAARw0ZIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAztAQsgA0EANgIAIAZBAWohAUEVDBkLQacBIQIgASAERg3rASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHH1ABqLQAARw0YIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzsAQsgA0EANgIAIAZBAWohAUEXDBgLQaYBIQIgASAERg3qASADKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHB1ABqLQAARw0XIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzrAQsgA0EANgIAIAZBAWohAUEYDBcLIAEgBEYEQEGlASECDOoBCwJAAkAgAS0AAEHJAGsOBwAZGRkZGQEZCyABQQFqIQFBiwEhAgzRAQsgAUEBaiEBQYwBIQIM0AELQaQBIQIgASAERg3oASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGm1QBqLQAARw0VIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzpAQsgA0EANgIAIAZBAWohAUEJDBULQaMBIQIgASAERg3nASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGk1QBqLQAARw0UIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzoAQsgA0EANgIAIAZBAWohAUEfDBQLQaIBIQIgASAERg3mASADKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEG+1ABqLQAARw0TIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAznAQsgA0EANgIAIAZBAWohAUECDBMLQaEBIQIgASAERg3lASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYDQCABLQAAIABBvNQAai0AAEcNESAAQQFGDQIgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM5QELIAEgBEYEQEGgASECDOUBC0EBIAEtAABB3wBHDREaIAFBAWohAUGHASECDMsBCyADQQA2AgAgBkEBaiEBQYgBIQIMygELQZ8BIQIgASAERg3iASADKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEGE1QBqLQAARw0PIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAzjAQsgA0EANgIAIAZBAWohAUEpDA8LQZ4BIQIgASAERg3hASADKAIAIgAgBCABa2ohBSABIABrQQNqIQYCQANAIAEtAAAgAEG41ABqLQAARw0OIABBA0YNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAziAQsgA0EANgIAIAZBAWohAUEtDA4LIAEgBEYEQEGdASECDOEBCyABLQAAQcUARw0OIAFBAWohAUGEASECDMcBCyABIARGBEBBnAEhAgzgAQsCQAJAIAEtAABBzABrDggADw8PDw8PAQ8LIAFBAWohAUGCASECDMcBCyABQQFqIQFBgwEhAgzGAQtBmwEhAiABIARGDd4BIAMoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQbPUAGotAABHDQsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADN8BCyADQQA2AgAgBkEBaiEBQSMMCwtBmgEhAiABIARGDd0BIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQbDUAGotAABHDQogAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADN4BCyADQQA2AgAgBkEBaiEBQQAMCgsgASAERgRAQZkBIQIM3QELAkACQCABLQAAQcgAaw4IAAwMDAwMDAEMCyABQQFqIQFB/QAhAgzEAQsgAUEBaiEBQYABIQIMwwELIAEgBEYEQEGYASECDNwBCwJAAkAgAS0AAEHOAGsOAwALAQsLIAFBAWohAUH+ACECDMMBCyABQQFqIQFB/wAhAgzCAQsgASAERgRAQZcBIQIM2wELIAEtAABB2QBHDQggAUEBaiEBQQgMBwtBlgEhAiABIARGDdkBIAMoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQazUAGotAABHDQYgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNoBCyADQQA2AgAgBkEBaiEBQQUMBgtBlQEhAiABIARGDdgBIAMoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQabUAGotAABHDQUgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNkBCyADQQA2AgAgBkEBaiEBQRYMBQtBlAEhAiABIARGDdcBIAMoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQaHVAGotAABHDQQgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAyAFNgIADNgBCyADQQA2AgAgBkEBaiEBQRAMBAsgASAERgRAQZMBIQIM1wELAkACQCABLQAAQcMAaw4MAAYGBgYGBgYGBgYBBgsgAUEBaiEBQfkAIQIMvgELIAFBAWohAUH6ACECDL0BC0GSASECIAEgBEYN1QEgAygCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBoNQAai0AAEcNAiAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAM1gELIANBADYCACAGQQFqIQFBJAwCCyADQQA2AgAMAgsgASAERgRAQZEBIQIM1AELIAEtAABBzABHDQEgAUEBaiEBQRMLOgApIAMoAgQhACADQQA2AgQgAyAAIAEQLiIADQIMAQtBACECIANBADYCHCADIAE2AhQgA0H+HzYCECADQQY2AgwM0QELQfgAIQIMtwELIANBkAE2AhwgAyABNgIUIAMgADYCDEEAIQIMzwELQQAhAAJAIAMoAjgiAkUNACACKAJAIgJFDQAgAyACEQAAIQALIABFDQAgAEEVRg0BIANBADYCHCADIAE2AhQgA0GCDzYCECADQSA2AgxBACECDM4BC0H3ACECDLQBCyADQY8BNgIcIAMgATYCFCADQewbNgIQIANBFTYCDEEAIQIMzAELIAEgBEYEQEGPASECDMwBCwJAIAEtAABBIEYEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQZsfNgIQIANBBjYCDEEAIQIMzAELQQIhAgyyAQsDQCABLQAAQSBHDQIgBCABQQFqIgFHDQALQY4BIQIMygELIAEgBEYEQEGNASECDMoBCwJAIAEtAABBCWsOBEoAAEoAC0H1ACECDLABCyADLQApQQVGBEBB9gAhAgywAQtB9AAhAgyvAQsgASAERgRAQYwBIQIMyAELIANBEDYCCCADIAE2AgQMCgsgASAERgRAQYsBIQIMxwELAkAgAS0AAEEJaw4ERwAARwALQfMAIQIMrQELIAEgBEcEQCADQRA2AgggAyABNgIEQfEAIQIMrQELQYoBIQIMxQELAkAgASAERwRAA0AgAS0AAEGg0ABqLQAAIgBBA0cEQAJAIABBAWsOAkkABAtB8AAhAgyvAQsgBCABQQFqIgFHDQALQYgBIQIMxgELQYgBIQIMxQELIANBADYCHCADIAE2AhQgA0HbIDYCECADQQc2AgxBACECDMQBCyABIARGBEBBiQEhAgzEAQsCQAJAAkAgAS0AAEGg0gBqLQAAQQFrDgNGAgABC0HyACECDKwBCyADQQA2AhwgAyABNgIUIANBtBI2AhAgA0EHNgIMQQAhAgzEAQtB6gAhAgyqAQsgASAERwRAIAFBAWohAUHvACECDKoBC0GHASECDMIBCyAEIAEiAEYEQEGGASECDMIBCyAALQAAIgFBL0YEQCAAQQFqIQFB7gAhAgypAQsgAUEJayICQRdLDQEgACEBQQEgAnRBm4CABHENQQwBCyAEIAEiAEYEQEGFASECDMEBCyAALQAAQS9HDQAgAEEBaiEBDAMLQQAhAiADQQA2AhwgAyAANgIUIANB2yA2AhAgA0EHNgIMDL8BCwJAAkACQAJAAkADQCABLQAAQaDOAGotAAAiAEEFRwRAAkACQCAAQQFrDghHBQYHCAAEAQgLQesAIQIMrQELIAFBAWohAUHtACECDKwBCyAEIAFBAWoiAUcNAAtBhAEhAgzDAQsgAUEBagwUCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQdsANgIcIAMgATYCFCADIAA2AgxBACECDMEBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDMABCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNHiADQfoANgIcIAMgATYCFCADIAA2AgxBACECDL8BCyADQQA2AhwgAyABNgIUIANB+Q82AhAgA0EHNgIMQQAhAgy+AQsgASAERgRAQYMBIQIMvgELAkAgAS0AAEGgzgBqLQAAQQFrDgg+BAUGAAgCAwcLIAFBAWohAQtBAyECDKMBCyABQQFqDA0LQQAhAiADQQA2AhwgA0HREjYCECADQQc2AgwgAyABQQFqNgIUDLoBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQdsANgIcIAMgATYCFCADIAA2AgxBACECDLkBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQd0ANgIcIAMgATYCFCADIAA2AgxBACECDLgBCyADKAIEIQAgA0EANgIEIAMgACABECwiAEUNFiADQfoANgIcIAMgATYCFCADIAA2AgxBACECDLcBCyADQQA2AhwgAyABNgIUIANB+Q82AhAgA0EHNgIMQQAhAgy2AQtB7AAhAgycAQsgASAERgRAQYIBIQIMtQELIAFBAWoMAgsgASAERgRAQYEBIQIMtAELIAFBAWoMAQsgASAERg0BIAFBAWoLIQFBBCECDJgBC0GAASECDLABCwNAIAEtAABBoMwAai0AACIAQQJHBEAgAEEBRwRAQekAIQIMmQELDDELIAQgAUEBaiIBRw0AC0H/ACECDK8BCyABIARGBEBB/gAhAgyvAQsCQCABLQAAQQlrDjcvAwYvBAYGBgYGBgYGBgYGBgYGBgYGBgUGBgIGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYGBgYABgsgAUEBagshAUEFIQIMlAELIAFBAWoMBgsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgyrAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgyqAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQggA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgypAQsgA0EANgIcIAMgATYCFCADQY0UNgIQIANBBzYCDEEAIQIMqAELAkACQAJAAkADQCABLQAAQaDKAGotAAAiAEEFRwRAAkAgAEEBaw4GLgMEBQYABgtB6AAhAgyUAQsgBCABQQFqIgFHDQALQf0AIQIMqwELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB2wA2AhwgAyABNgIUIAMgADYCDEEAIQIMqgELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB3QA2AhwgAyABNgIUIAMgADYCDEEAIQIMqQELIAMoAgQhACADQQA2AgQgAyAAIAEQLCIARQ0HIANB+gA2AhwgAyABNgIUIAMgADYCDEEAIQIMqAELIANBADYCHCADIAE2AhQgA0HkCDYCECADQQc2AgxBACECDKcBCyABIARGDQEgAUEBagshAUEGIQIMjAELQfwAIQIMpAELAkACQAJAAkADQCABLQAAQaDIAGotAAAiAEEFRwRAIABBAWsOBCkCAwQFCyAEIAFBAWoiAUcNAAtB+wAhAgynAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0HbADYCHCADIAE2AhQgAyAANgIMQQAhAgymAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0HdADYCHCADIAE2AhQgAyAANgIMQQAhAgylAQsgAygCBCEAIANBADYCBCADIAAgARAsIgBFDQMgA0H6ADYCHCADIAE2AhQgAyAANgIMQQAhAgykAQsgA0EANgIcIAMgATYCFCADQbwKNgIQIANBBzYCDEEAIQIMowELQc8AIQIMiQELQdEAIQIMiAELQecAIQIMhwELIAEgBEYEQEH6ACECDKABCwJAIAEtAABBCWsOBCAAACAACyABQQFqIQFB5gAhAgyGAQsgASAERgRAQfkAIQIMnwELAkAgAS0AAEEJaw4EHwAAHwALQQAhAAJAIAMoAjgiAkUNACACKAI4IgJFDQAgAyACEQAAIQALIABFBEBB4gEhAgyGAQsgAEEVRwRAIANBADYCHCADIAE2AhQgA0HJDTYCECADQRo2AgxBACECDJ8BCyADQfgANgIcIAMgATYCFCADQeoaNgIQIANBFTYCDEEAIQIMngELIAEgBEcEQCADQQ02AgggAyABNgIEQeQAIQIMhQELQfcAIQIMnQELIAEgBEYEQEH2ACECDJ0BCwJAAkACQCABLQAAQcgAaw4LAAELCwsLCwsLCwILCyABQQFqIQFB3QAhAgyFAQsgAUEBaiEBQeAAIQIMhAELIAFBAWohAUHjACECDIMBC0H1ACECIAEgBEYNmwEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBtdUAai0AAEcNCCAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMnAELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgAEQCADQfQANgIcIAMgATYCFCADIAA2AgxBACECDJwBC0HiACECDIIBC0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMnAELQeEAIQIMggELIANB8wA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyaAQsgAy0AKSIAQSNrQQtJDQkCQCAAQQZLDQBBASAAdEHKAHFFDQAMCgtBACECIANBADYCHCADIAE2AhQgA0HtCTYCECADQQg2AgwMmQELQfIAIQIgASAERg2YASADKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGz1QBqLQAARw0FIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAyZAQsgAygCBCEAIANCADcDACADIAAgBkEBaiIBECsiAARAIANB8QA2AhwgAyABNgIUIAMgADYCDEEAIQIMmQELQd8AIQIMfwtBACEAAkAgAygCOCICRQ0AIAIoAjQiAkUNACADIAIRAAAhAAsCQCAABEAgAEEVRg0BIANBADYCHCADIAE2AhQgA0HqDTYCECADQSY2AgxBACECDJkBC0HeACECDH8LIANB8AA2AhwgAyABNgIUIANBgBs2AhAgA0EVNgIMQQAhAgyXAQsgAy0AKUEhRg0GIANBADYCHCADIAE2AhQgA0GRCjYCECADQQg2AgxBACECDJYBC0HvACECIAEgBEYNlQEgAygCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABBsNUAai0AAEcNAiAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyADIAU2AgAMlgELIAMoAgQhACADQgA3AwAgAyAAIAZBAWoiARArIgBFDQIgA0HtADYCHCADIAE2AhQgAyAANgIMQQAhAgyVAQsgA0EANgIACyADKAIEIQAgA0EANgIEIAMgACABECsiAEUNgAEgA0HuADYCHCADIAE2AhQgAyAANgIMQQAhAgyTAQtB3AAhAgx5C0EAIQACQCADKAI4IgJFDQAgAigCNCICRQ0AIAMgAhEAACEACwJAIAAEQCAAQRVGDQEgA0EANgIcIAMgATYCFCADQeoNNgIQIANBJjYCDEEAIQIMkwELQdsAIQIMeQsgA0HsADYCHCADIAE2AhQgA0GAGzYCECADQRU2AgxBACECDJEBCyADLQApIgBBI0kNACAAQS5GDQAgA0EANgIcIAMgATYCFCADQckJNgIQIANBCDYCDEEAIQIMkAELQdoAIQIMdgsgASAERgRAQesAIQIMjwELAkAgAS0AAEEvRgRAIAFBAWohAQwBCyADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMQQAhAgyPAQtB2QAhAgx1CyABIARHBEAgA0EONgIIIAMgATYCBEHYACECDHULQeoAIQIMjQELIAEgBEYEQEHpACECDI0BCyABLQAAQTBrIgBB/wFxQQpJBEAgAyAAOgAqIAFBAWohAUHXACECDHQLIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ16IANB6AA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELIAEgBEYEQEHnACECDIwBCwJAIAEtAABBLkYEQCABQQFqIQEMAQsgAygCBCEAIANBADYCBCADIAAgARAvIgBFDXsgA0HmADYCHCADIAE2AhQgAyAANgIMQQAhAgyMAQtB1gAhAgxyCyABIARGBEBB5QAhAgyLAQtBACEAQQEhBUEBIQdBACECAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkAgAS0AAEEwaw4KCgkAAQIDBAUGCAsLQQIMBgtBAwwFC0EEDAQLQQUMAwtBBgwCC0EHDAELQQgLIQJBACEFQQAhBwwCC0EJIQJBASEAQQAhBUEAIQcMAQtBACEFQQEhAgsgAyACOgArIAFBAWohAQJAAkAgAy0ALkEQcQ0AAkACQAJAIAMtACoOAwEAAgQLIAdFDQMMAgsgAA0BDAILIAVFDQELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ0CIANB4gA2AhwgAyABNgIUIAMgADYCDEEAIQIMjQELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ19IANB4wA2AhwgAyABNgIUIAMgADYCDEEAIQIMjAELIAMoAgQhACADQQA2AgQgAyAAIAEQLyIARQ17IANB5AA2AhwgAyABNgIUIAMgADYCDAyLAQtB1AAhAgxxCyADLQApQSJGDYYBQdMAIQIMcAtBACEAAkAgAygCOCICRQ0AIAIoAkQiAkUNACADIAIRAAAhAAsgAEUEQEHVACECDHALIABBFUcEQCADQQA2AhwgAyABNgIUIANBpA02AhAgA0EhNgIMQQAhAgyJAQsgA0HhADYCHCADIAE2AhQgA0HQGjYCECADQRU2AgxBACECDIgBCyABIARGBEBB4AAhAgyIAQsCQAJAAkACQAJAIAEtAABBCmsOBAEEBAAECyABQQFqIQEMAQsgAUEBaiEBIANBL2otAABBAXFFDQELQdIAIQIMcAsgA0EANgIcIAMgATYCFCADQbYRNgIQIANBCTYCDEEAIQIMiAELIANBADYCHCADIAE2AhQgA0G2ETYCECADQQk2AgxBACECDIcBCyABIARGBEBB3wAhAgyHAQsgAS0AAEEKRgRAIAFBAWohAQwJCyADLQAuQcAAcQ0IIANBADYCHCADIAE2AhQgA0G2ETYCECADQQI2AgxBACECDIYBCyABIARGBEBB3QAhAgyGAQsgAS0AACICQQ1GBEAgAUEBaiEBQdAAIQIMbQsgASEAIAJBCWsOBAUBAQUBCyAEIAEiAEYEQEHcACECDIUBCyAALQAAQQpHDQAgAEEBagwCC0EAIQIgA0EANgIcIAMgADYCFCADQcotNgIQIANBBzYCDAyDAQsgASAERgRAQdsAIQIMgwELAkAgAS0AAEEJaw4EAwAAAwALIAFBAWoLIQFBzgAhAgxoCyABIARGBEBB2gAhAgyBAQsgAS0AAEEJaw4EAAEBAAELQQAhAiADQQA2AhwgA0GaEjYCECADQQc2AgwgAyABQQFqNgIUDH8LIANBgBI7ASpBACEAAkAgAygCOCICRQ0AIAIoAjgiAkUNACADIAIRAAAhAAsgAEUNACAAQRVHDQEgA0HZADYCHCADIAE2AhQgA0HqGjYCECADQRU2AgxBACECDH4LQc0AIQIMZAsgA0EANgIcIAMgATYCFCADQckNNgIQIANBGjYCDEEAIQIMfAsgASAERgRAQdkAIQIMfAsgAS0AAEEgRw09IAFBAWohASADLQAuQQFxDT0gA0EANgIcIAMgATYCFCADQcIcNgIQIANBHjYCDEEAIQIMewsgASAERgRAQdgAIQIMewsCQAJAAkACQAJAIAEtAAAiAEEKaw4EAgMDAAELIAFBAWohAUEsIQIMZQsgAEE6Rw0BIANBADYCHCADIAE2AhQgA0HnETYCECADQQo2AgxBACECDH0LIAFBAWohASADQS9qLQAAQQFxRQ1zIAMtADJBgAFxRQRAIANBMmohAiADEDVBACEAAkAgAygCOCIGRQ0AIAYoAigiBkUNACADIAYRAAAhAAsCQAJAIAAOFk1MSwEBAQEBAQEBAQEBAQEBAQEBAQABCyADQSk2AhwgAyABNgIUIANBrBk2AhAgA0EVNgIMQQAhAgx+CyADQQA2AhwgAyABNgIUIANB5Qs2AhAgA0ERNgIMQQAhAgx9C0EAIQACQCADKAI4IgJFDQAgAigCXCICRQ0AIAMgAhEAACEACyAARQ1ZIABBFUcNASADQQU2AhwgAyABNgIUIANBmxs2AhAgA0EVNgIMQQAhAgx8C0HLACECDGILQQAhAiADQQA2AhwgAyABNgIUIANBkA42AhAgA0EUNgIMDHoLIAMgAy8BMkGAAXI7ATIMOwsgASAERwRAIANBETYCCCADIAE2AgRBygAhAgxgC0HXACECDHgLIAEgBEYEQEHWACECDHgLAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAQEBAQEBAQEBAQEBAAUBAQAIDQAsgAUEBaiEBQcYAIQIMYQsgAUEBaiEBQccAIQIMYAsgAUEBaiEBQcgAIQIMXwsgAUEBaiEBQckAIQIMXgtB1QAhAiAEIAEiAEYNdiAEIAFrIAMoAgAiAWohBiAAIAFrQQVqIQcDQCABQZDIAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQhBBCABQQVGDQoaIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHYLQdQAIQIgBCABIgBGDXUgBCABayADKAIAIgFqIQYgACABa0EPaiEHA0AgAUGAyABqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0HQQMgAUEPRg0JGiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAx1C0HTACECIAQgASIARg10IAQgAWsgAygCACIBaiEGIAAgAWtBDmohBwNAIAFB4scAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNBiABQQ5GDQcgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMdAtB0gAhAiAEIAEiAEYNcyAEIAFrIAMoAgAiAWohBSAAIAFrQQFqIQYDQCABQeDHAGotAAAgAC0AACIHQSByIAcgB0HBAGtB/wFxQRpJG0H/AXFHDQUgAUEBRg0CIAFBAWohASAEIABBAWoiAEcNAAsgAyAFNgIADHMLIAEgBEYEQEHRACECDHMLAkACQCABLQAAIgBBIHIgACAAQcEAa0H/AXFBGkkbQf8BcUHuAGsOBwA5OTk5OQE5CyABQQFqIQFBwwAhAgxaCyABQQFqIQFBxAAhAgxZCyADQQA2AgAgBkEBaiEBQcUAIQIMWAtB0AAhAiAEIAEiAEYNcCAEIAFrIAMoAgAiAWohBiAAIAFrQQlqIQcDQCABQdbHAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQJBAiABQQlGDQQaIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADHALQc8AIQIgBCABIgBGDW8gBCABayADKAIAIgFqIQYgACABa0EFaiEHA0AgAUHQxwBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYNAiABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxvCyAAIQEgA0EANgIADDMLQQELOgAsIANBADYCACAHQQFqIQELQS0hAgxSCwJAA0AgAS0AAEHQxQBqLQAAQQFHDQEgBCABQQFqIgFHDQALQc0AIQIMawtBwgAhAgxRCyABIARGBEBBzAAhAgxqCyABLQAAQTpGBEAgAygCBCEAIANBADYCBCADIAAgARAwIgBFDTMgA0HLADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxqCyADQQA2AhwgAyABNgIUIANB5xE2AhAgA0EKNgIMQQAhAgxpCwJAAkAgAy0ALEECaw4CAAEnCyADQTNqLQAAQQJxRQ0mIAMtAC5BAnENJiADQQA2AhwgAyABNgIUIANBphQ2AhAgA0ELNgIMQQAhAgxpCyADLQAyQSBxRQ0lIAMtAC5BAnENJSADQQA2AhwgAyABNgIUIANBvRM2AhAgA0EPNgIMQQAhAgxoC0EAIQACQCADKAI4IgJFDQAgAigCSCICRQ0AIAMgAhEAACEACyAARQRAQcEAIQIMTwsgAEEVRwRAIANBADYCHCADIAE2AhQgA0GmDzYCECADQRw2AgxBACECDGgLIANBygA2AhwgAyABNgIUIANBhRw2AhAgA0EVNgIMQQAhAgxnCyABIARHBEAgASECA0AgBCACIgFrQRBOBEAgAUEQaiEC/Qz/////////////////////IAH9AAAAIg1BB/1sIA39DODg4ODg4ODg4ODg4ODg4OD9bv0MX19fX19fX19fX19fX19fX/0mIA39DAkJCQkJCQkJCQkJCQkJCQn9I/1Q/VL9ZEF/c2giAEEQRg0BIAAgAWohAQwYCyABIARGBEBBxAAhAgxpCyABLQAAQcDBAGotAABBAUcNFyAEIAFBAWoiAkcNAAtBxAAhAgxnC0HEACECDGYLIAEgBEcEQANAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXEiAEEJRg0AIABBIEYNAAJAAkACQAJAIABB4wBrDhMAAwMDAwMDAwEDAwMDAwMDAwMCAwsgAUEBaiEBQTYhAgxSCyABQQFqIQFBNyECDFELIAFBAWohAUE4IQIMUAsMFQsgBCABQQFqIgFHDQALQTwhAgxmC0E8IQIMZQsgASAERgRAQcgAIQIMZQsgA0ESNgIIIAMgATYCBAJAAkACQAJAAkAgAy0ALEEBaw4EFAABAgkLIAMtADJBIHENA0HgASECDE8LAkAgAy8BMiIAQQhxRQ0AIAMtAChBAUcNACADLQAuQQhxRQ0CCyADIABB9/sDcUGABHI7ATIMCwsgAyADLwEyQRByOwEyDAQLIANBADYCBCADIAEgARAxIgAEQCADQcEANgIcIAMgADYCDCADIAFBAWo2AhRBACECDGYLIAFBAWohAQxYCyADQQA2AhwgAyABNgIUIANB9BM2AhAgA0EENgIMQQAhAgxkC0HHACECIAEgBEYNYyADKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIABBwMUAai0AACABLQAAQSByRw0BIABBBkYNSiAAQQFqIQAgBCABQQFqIgFHDQALIAMgBTYCAAxkCyADQQA2AgAMBQsCQCABIARHBEADQCABLQAAQcDDAGotAAAiAEEBRwRAIABBAkcNAyABQQFqIQEMBQsgBCABQQFqIgFHDQALQcUAIQIMZAtBxQAhAgxjCwsgA0EAOgAsDAELQQshAgxHC0E/IQIMRgsCQAJAA0AgAS0AACIAQSBHBEACQCAAQQprDgQDBQUDAAsgAEEsRg0DDAQLIAQgAUEBaiIBRw0AC0HGACECDGALIANBCDoALAwOCyADLQAoQQFHDQIgAy0ALkEIcQ0CIAMoAgQhACADQQA2AgQgAyAAIAEQMSIABEAgA0HCADYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxfCyABQQFqIQEMUAtBOyECDEQLAkADQCABLQAAIgBBIEcgAEEJR3ENASAEIAFBAWoiAUcNAAtBwwAhAgxdCwtBPCECDEILAkACQCABIARHBEADQCABLQAAIgBBIEcEQCAAQQprDgQDBAQDBAsgBCABQQFqIgFHDQALQT8hAgxdC0E/IQIMXAsgAyADLwEyQSByOwEyDAoLIAMoAgQhACADQQA2AgQgAyAAIAEQMSIARQ1OIANBPjYCHCADIAE2AhQgAyAANgIMQQAhAgxaCwJAIAEgBEcEQANAIAEtAABBwMMAai0AACIAQQFHBEAgAEECRg0DDAwLIAQgAUEBaiIBRw0AC0E3IQIMWwtBNyECDFoLIAFBAWohAQwEC0E7IQIgBCABIgBGDVggBCABayADKAIAIgFqIQYgACABa0EFaiEHAkADQCABQZDIAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAUEFRgRAQQchAQw/CyABQQFqIQEgBCAAQQFqIgBHDQALIAMgBjYCAAxZCyADQQA2AgAgACEBDAULQTohAiAEIAEiAEYNVyAEIAFrIAMoAgAiAWohBiAAIAFrQQhqIQcCQANAIAFBtMEAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNASABQQhGBEBBBSEBDD4LIAFBAWohASAEIABBAWoiAEcNAAsgAyAGNgIADFgLIANBADYCACAAIQEMBAtBOSECIAQgASIARg1WIAQgAWsgAygCACIBaiEGIAAgAWtBA2ohBwJAA0AgAUGwwQBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBA0YEQEEGIQEMPQsgAUEBaiEBIAQgAEEBaiIARw0ACyADIAY2AgAMVwsgA0EANgIAIAAhAQwDCwJAA0AgAS0AACIAQSBHBEAgAEEKaw4EBwQEBwILIAQgAUEBaiIBRw0AC0E4IQIMVgsgAEEsRw0BIAFBAWohAEEBIQECQAJAAkACQAJAIAMtACxBBWsOBAMBAgQACyAAIQEMBAtBAiEBDAELQQQhAQsgA0EBOgAsIAMgAy8BMiABcjsBMiAAIQEMAQsgAyADLwEyQQhyOwEyIAAhAQtBPiECDDsLIANBADoALAtBOSECDDkLIAEgBEYEQEE2IQIMUgsCQAJAAkACQAJAIAEtAABBCmsOBAACAgECCyADKAIEIQAgA0EANgIEIAMgACABEDEiAEUNAiADQTM2AhwgAyABNgIUIAMgADYCDEEAIQIMVQsgAygCBCEAIANBADYCBCADIAAgARAxIgBFBEAgAUEBaiEBDAYLIANBMjYCHCADIAA2AgwgAyABQQFqNgIUQQAhAgxUCyADLQAuQQFxBEBB3wEhAgw7CyADKAIEIQAgA0EANgIEIAMgACABEDEiAA0BDEkLQTQhAgw5CyADQTU2AhwgAyABNgIUIAMgADYCDEEAIQIMUQtBNSECDDcLIANBL2otAABBAXENACADQQA2AhwgAyABNgIUIANB6xY2AhAgA0EZNgIMQQAhAgxPC0EzIQIMNQsgASAERgRAQTIhAgxOCwJAIAEtAABBCkYEQCABQQFqIQEMAQsgA0EANgIcIAMgATYCFCADQZIXNgIQIANBAzYCDEEAIQIMTgtBMiECDDQLIAEgBEYEQEExIQIMTQsCQCABLQAAIgBBCUYNACAAQSBGDQBBASECAkAgAy0ALEEFaw4EBgQFAA0LIAMgAy8BMkEIcjsBMgwMCyADLQAuQQFxRQ0BIAMtACxBCEcNACADQQA6ACwLQT0hAgwyCyADQQA2AhwgAyABNgIUIANBwhY2AhAgA0EKNgIMQQAhAgxKC0ECIQIMAQtBBCECCyADQQE6ACwgAyADLwEyIAJyOwEyDAYLIAEgBEYEQEEwIQIMRwsgAS0AAEEKRgRAIAFBAWohAQwBCyADLQAuQQFxDQAgA0EANgIcIAMgATYCFCADQdwoNgIQIANBAjYCDEEAIQIMRgtBMCECDCwLIAFBAWohAUExIQIMKwsgASAERgRAQS8hAgxECyABLQAAIgBBCUcgAEEgR3FFBEAgAUEBaiEBIAMtAC5BAXENASADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMQQAhAgxEC0EBIQICQAJAAkACQAJAAkAgAy0ALEECaw4HBQQEAwECAAQLIAMgAy8BMkEIcjsBMgwDC0ECIQIMAQtBBCECCyADQQE6ACwgAyADLwEyIAJyOwEyC0EvIQIMKwsgA0EANgIcIAMgATYCFCADQYQTNgIQIANBCzYCDEEAIQIMQwtB4QEhAgwpCyABIARGBEBBLiECDEILIANBADYCBCADQRI2AgggAyABIAEQMSIADQELQS4hAgwnCyADQS02AhwgAyABNgIUIAMgADYCDEEAIQIMPwtBACEAAkAgAygCOCICRQ0AIAIoAkwiAkUNACADIAIRAAAhAAsgAEUNACAAQRVHDQEgA0HYADYCHCADIAE2AhQgA0GzGzYCECADQRU2AgxBACECDD4LQcwAIQIMJAsgA0EANgIcIAMgATYCFCADQbMONgIQIANBHTYCDEEAIQIMPAsgASAERgRAQc4AIQIMPAsgAS0AACIAQSBGDQIgAEE6Rg0BCyADQQA6ACxBCSECDCELIAMoAgQhACADQQA2AgQgAyAAIAEQMCIADQEMAgsgAy0ALkEBcQRAQd4BIQIMIAsgAygCBCEAIANBADYCBCADIAAgARAwIgBFDQIgA0EqNgIcIAMgADYCDCADIAFBAWo2AhRBACECDDgLIANBywA2AhwgAyAANgIMIAMgAUEBajYCFEEAIQIMNwsgAUEBaiEBQcAAIQIMHQsgAUEBaiEBDCwLIAEgBEYEQEErIQIMNQsCQCABLQAAQQpGBEAgAUEBaiEBDAELIAMtAC5BwABxRQ0GCyADLQAyQYABcQRAQQAhAAJAIAMoAjgiAkUNACACKAJcIgJFDQAgAyACEQAAIQALIABFDRIgAEEVRgRAIANBBTYCHCADIAE2AhQgA0GbGzYCECADQRU2AgxBACECDDYLIANBADYCHCADIAE2AhQgA0GQDjYCECADQRQ2AgxBACECDDULIANBMmohAiADEDVBACEAAkAgAygCOCIGRQ0AIAYoAigiBkUNACADIAYRAAAhAAsgAA4WAgEABAQEBAQEBAQEBAQEBAQEBAQEAwQLIANBAToAMAsgAiACLwEAQcAAcjsBAAtBKyECDBgLIANBKTYCHCADIAE2AhQgA0GsGTYCECADQRU2AgxBACECDDALIANBADYCHCADIAE2AhQgA0HlCzYCECADQRE2AgxBACECDC8LIANBADYCHCADIAE2AhQgA0GlCzYCECADQQI2AgxBACECDC4LQQEhByADLwEyIgVBCHFFBEAgAykDIEIAUiEHCwJAIAMtADAEQEEBIQAgAy0AKUEFRg0BIAVBwABxRSAHcUUNAQsCQCADLQAoIgJBAkYEQEEBIQAgAy8BNCIGQeUARg0CQQAhACAFQcAAcQ0CIAZB5ABGDQIgBkHmAGtBAkkNAiAGQcwBRg0CIAZBsAJGDQIMAQtBACEAIAVBwABxDQELQQIhACAFQQhxDQAgBUGABHEEQAJAIAJBAUcNACADLQAuQQpxDQBBBSEADAILQQQhAAwBCyAFQSBxRQRAIAMQNkEAR0ECdCEADAELQQBBAyADKQMgUBshAAsgAEEBaw4FAgAHAQMEC0ERIQIMEwsgA0EBOgAxDCkLQQAhAgJAIAMoAjgiAEUNACAAKAIwIgBFDQAgAyAAEQAAIQILIAJFDSYgAkEVRgRAIANBAzYCHCADIAE2AhQgA0HSGzYCECADQRU2AgxBACECDCsLQQAhAiADQQA2AhwgAyABNgIUIANB3Q42AhAgA0ESNgIMDCoLIANBADYCHCADIAE2AhQgA0H5IDYCECADQQ82AgxBACECDCkLQQAhAAJAIAMoAjgiAkUNACACKAIwIgJFDQAgAyACEQAAIQALIAANAQtBDiECDA4LIABBFUYEQCADQQI2AhwgAyABNgIUIANB0hs2AhAgA0EVNgIMQQAhAgwnCyADQQA2AhwgAyABNgIUIANB3Q42AhAgA0ESNgIMQQAhAgwmC0EqIQIMDAsgASAERwRAIANBCTYCCCADIAE2AgRBKSECDAwLQSYhAgwkCyADIAMpAyAiDCAEIAFrrSIKfSILQgAgCyAMWBs3AyAgCiAMVARAQSUhAgwkCyADKAIEIQAgA0EANgIEIAMgACABIAynaiIBEDIiAEUNACADQQU2AhwgAyABNgIUIAMgADYCDEEAIQIMIwtBDyECDAkLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQTBrDjcXFgABAgMEBQYHFBQUFBQUFAgJCgsMDRQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUDg8QERITFAtCAiEKDBYLQgMhCgwVC0IEIQoMFAtCBSEKDBMLQgYhCgwSC0IHIQoMEQtCCCEKDBALQgkhCgwPC0IKIQoMDgtCCyEKDA0LQgwhCgwMC0INIQoMCwtCDiEKDAoLQg8hCgwJC0IKIQoMCAtCCyEKDAcLQgwhCgwGC0INIQoMBQtCDiEKDAQLQg8hCgwDCyADQQA2AhwgAyABNgIUIANBnxU2AhAgA0EMNgIMQQAhAgwhCyABIARGBEBBIiECDCELQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43FRQAAQIDBAUGBxYWFhYWFhYICQoLDA0WFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFg4PEBESExYLQgIhCgwUC0IDIQoMEwtCBCEKDBILQgUhCgwRC0IGIQoMEAtCByEKDA8LQgghCgwOC0IJIQoMDQtCCiEKDAwLQgshCgwLC0IMIQoMCgtCDSEKDAkLQg4hCgwIC0IPIQoMBwtCCiEKDAYLQgshCgwFC0IMIQoMBAtCDSEKDAMLQg4hCgwCC0IPIQoMAQtCASEKCyABQQFqIQEgAykDICILQv//////////D1gEQCADIAtCBIYgCoQ3AyAMAgsgA0EANgIcIAMgATYCFCADQbUJNgIQIANBDDYCDEEAIQIMHgtBJyECDAQLQSghAgwDCyADIAE6ACwgA0EANgIAIAdBAWohAUEMIQIMAgsgA0EANgIAIAZBAWohAUEKIQIMAQsgAUEBaiEBQQghAgwACwALQQAhAiADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMDBcLQQAhAiADQQA2AhwgAyABNgIUIANBgxE2AhAgA0EJNgIMDBYLQQAhAiADQQA2AhwgAyABNgIUIANB3wo2AhAgA0EJNgIMDBULQQAhAiADQQA2AhwgAyABNgIUIANB7RA2AhAgA0EJNgIMDBQLQQAhAiADQQA2AhwgAyABNgIUIANB0hE2AhAgA0EJNgIMDBMLQQAhAiADQQA2AhwgAyABNgIUIANBsjg2AhAgA0EINgIMDBILQQAhAiADQQA2AhwgAyABNgIUIANBgxE2AhAgA0EJNgIMDBELQQAhAiADQQA2AhwgAyABNgIUIANB3wo2AhAgA0EJNgIMDBALQQAhAiADQQA2AhwgAyABNgIUIANB7RA2AhAgA0EJNgIMDA8LQQAhAiADQQA2AhwgAyABNgIUIANB0hE2AhAgA0EJNgIMDA4LQQAhAiADQQA2AhwgAyABNgIUIANBuRc2AhAgA0EPNgIMDA0LQQAhAiADQQA2AhwgAyABNgIUIANBuRc2AhAgA0EPNgIMDAwLQQAhAiADQQA2AhwgAyABNgIUIANBmRM2AhAgA0ELNgIMDAsLQQAhAiADQQA2AhwgAyABNgIUIANBnQk2AhAgA0ELNgIMDAoLQQAhAiADQQA2AhwgAyABNgIUIANBlxA2AhAgA0EKNgIMDAkLQQAhAiADQQA2AhwgAyABNgIUIANBsRA2AhAgA0EKNgIMDAgLQQAhAiADQQA2AhwgAyABNgIUIANBux02AhAgA0ECNgIMDAcLQQAhAiADQQA2AhwgAyABNgIUIANBlhY2AhAgA0ECNgIMDAYLQQAhAiADQQA2AhwgAyABNgIUIANB+Rg2AhAgA0ECNgIMDAULQQAhAiADQQA2AhwgAyABNgIUIANBxBg2AhAgA0ECNgIMDAQLIANBAjYCHCADIAE2AhQgA0GpHjYCECADQRY2AgxBACECDAMLQd4AIQIgASAERg0CIAlBCGohByADKAIAIQUCQAJAIAEgBEcEQCAFQZbIAGohCCAEIAVqIAFrIQYgBUF/c0EKaiIFIAFqIQADQCABLQAAIAgtAABHBEBBAiEIDAMLIAVFBEBBACEIIAAhAQwDCyAFQQFrIQUgCEEBaiEIIAQgAUEBaiIBRw0ACyAGIQUgBCEBCyAHQQE2AgAgAyAFNgIADAELIANBADYCACAHIAg2AgALIAcgATYCBCAJKAIMIQACQAJAIAkoAghBAWsOAgQBAAsgA0EANgIcIANBwh42AhAgA0EXNgIMIAMgAEEBajYCFEEAIQIMAwsgA0EANgIcIAMgADYCFCADQdceNgIQIANBCTYCDEEAIQIMAgsgASAERgRAQSghAgwCCyADQQk2AgggAyABNgIEQSchAgwBCyABIARGBEBBASECDAELA0ACQAJAAkAgAS0AAEEKaw4EAAEBAAELIAFBAWohAQwBCyABQQFqIQEgAy0ALkEgcQ0AQQAhAiADQQA2AhwgAyABNgIUIANBoSE2AhAgA0EFNgIMDAILQQEhAiABIARHDQALCyAJQRBqJAAgAkUEQCADKAIMIQAMAQsgAyACNgIcQQAhACADKAIEIgFFDQAgAyABIAQgAygCCBEBACIBRQ0AIAMgBDYCFCADIAE2AgwgASEACyAAC74CAQJ/IABBADoAACAAQeQAaiIBQQFrQQA6AAAgAEEAOgACIABBADoAASABQQNrQQA6AAAgAUECa0EAOgAAIABBADoAAyABQQRrQQA6AABBACAAa0EDcSIBIABqIgBBADYCAEHkACABa0F8cSICIABqIgFBBGtBADYCAAJAIAJBCUkNACAAQQA2AgggAEEANgIEIAFBCGtBADYCACABQQxrQQA2AgAgAkEZSQ0AIABBADYCGCAAQQA2AhQgAEEANgIQIABBADYCDCABQRBrQQA2AgAgAUEUa0EANgIAIAFBGGtBADYCACABQRxrQQA2AgAgAiAAQQRxQRhyIgJrIgFBIEkNACAAIAJqIQADQCAAQgA3AxggAEIANwMQIABCADcDCCAAQgA3AwAgAEEgaiEAIAFBIGsiAUEfSw0ACwsLVgEBfwJAIAAoAgwNAAJAAkACQAJAIAAtADEOAwEAAwILIAAoAjgiAUUNACABKAIwIgFFDQAgACABEQAAIgENAwtBAA8LAAsgAEHKGTYCEEEOIQELIAELGgAgACgCDEUEQCAAQd4fNgIQIABBFTYCDAsLFAAgACgCDEEVRgRAIABBADYCDAsLFAAgACgCDEEWRgRAIABBADYCDAsLBwAgACgCDAsHACAAKAIQCwkAIAAgATYCEAsHACAAKAIUCysAAkAgAEEnTw0AQv//////CSAArYhCAYNQDQAgAEECdEHQOGooAgAPCwALFwAgAEEvTwRAAAsgAEECdEHsOWooAgALvwkBAX9B9C0hAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HqLA8LQZgmDwtB7TEPC0GgNw8LQckpDwtBtCkPC0GWLQ8LQesrDwtBojUPC0HbNA8LQeApDwtB4yQPC0HVJA8LQe4kDwtB5iUPC0HKNA8LQdA3DwtBqjUPC0H1LA8LQfYmDwtBgiIPC0HyMw8LQb4oDwtB5zcPC0HNIQ8LQcAhDwtBuCUPC0HLJQ8LQZYkDwtBjzQPC0HNNQ8LQd0qDwtB7jMPC0GcNA8LQZ4xDwtB9DUPC0HlIg8LQa8lDwtBmTEPC0GyNg8LQfk2DwtBxDIPC0HdLA8LQYIxDwtBwTEPC0GNNw8LQckkDwtB7DYPC0HnKg8LQcgjDwtB4iEPC0HJNw8LQaUiDwtBlCIPC0HbNg8LQd41DwtBhiYPC0G8Kw8LQYsyDwtBoCMPC0H2MA8LQYAsDwtBiSsPC0GkJg8LQfIjDwtBgSgPC0GrMg8LQesnDwtBwjYPC0GiJA8LQc8qDwtB3CMPC0GHJw8LQeQ0DwtBtyIPC0GtMQ8LQdUiDwtBrzQPC0HeJg8LQdYyDwtB9DQPC0GBOA8LQfQ3DwtBkjYPC0GdJw8LQYIpDwtBjSMPC0HXMQ8LQb01DwtBtDcPC0HYMA8LQbYnDwtBmjgPC0GnKg8LQcQnDwtBriMPC0H1Ig8LAAtByiYhAQsgAQsXACAAIAAvAS5B/v8DcSABQQBHcjsBLgsaACAAIAAvAS5B/f8DcSABQQBHQQF0cjsBLgsaACAAIAAvAS5B+/8DcSABQQBHQQJ0cjsBLgsaACAAIAAvAS5B9/8DcSABQQBHQQN0cjsBLgsaACAAIAAvAS5B7/8DcSABQQBHQQR0cjsBLgsaACAAIAAvAS5B3/8DcSABQQBHQQV0cjsBLgsaACAAIAAvAS5Bv/8DcSABQQBHQQZ0cjsBLgsaACAAIAAvAS5B//4DcSABQQBHQQd0cjsBLgsaACAAIAAvAS5B//0DcSABQQBHQQh0cjsBLgsaACAAIAAvAS5B//sDcSABQQBHQQl0cjsBLgs+AQJ/AkAgACgCOCIDRQ0AIAMoAgQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQeESNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAggiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQfwRNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAgwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQewKNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhAiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQfoeNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQcsQNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhgiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQbcfNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAhwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQb8VNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiwiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQf4INgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiAiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQYwdNgIQQRghBAsgBAs+AQJ/AkAgACgCOCIDRQ0AIAMoAiQiA0UNACAAIAEgAiABayADEQEAIgRBf0cNACAAQeYVNgIQQRghBAsgBAs4ACAAAn8gAC8BMkEUcUEURgRAQQEgAC0AKEEBRg0BGiAALwE0QeUARgwBCyAALQApQQVGCzoAMAtZAQJ/AkAgAC0AKEEBRg0AIAAvATQiAUHkAGtB5ABJDQAgAUHMAUYNACABQbACRg0AIAAvATIiAEHAAHENAEEBIQIgAEGIBHFBgARGDQAgAEEocUUhAgsgAguMAQECfwJAAkACQCAALQAqRQ0AIAAtACtFDQAgAC8BMiIBQQJxRQ0BDAILIAAvATIiAUEBcUUNAQtBASECIAAtAChBAUYNACAALwE0IgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNACABQcAAcQ0AQQAhAiABQYgEcUGABEYNACABQShxQQBHIQILIAILcwAgAEEQav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAP0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEEwav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEEgav0MAAAAAAAAAAAAAAAAAAAAAP0LAwAgAEH9ATYCHAsGACAAEDoLmi0BC38jAEEQayIKJABB3NUAKAIAIglFBEBBnNkAKAIAIgVFBEBBqNkAQn83AgBBoNkAQoCAhICAgMAANwIAQZzZACAKQQhqQXBxQdiq1aoFcyIFNgIAQbDZAEEANgIAQYDZAEEANgIAC0GE2QBBwNkENgIAQdTVAEHA2QQ2AgBB6NUAIAU2AgBB5NUAQX82AgBBiNkAQcCmAzYCAANAIAFBgNYAaiABQfTVAGoiAjYCACACIAFB7NUAaiIDNgIAIAFB+NUAaiADNgIAIAFBiNYAaiABQfzVAGoiAzYCACADIAI2AgAgAUGQ1gBqIAFBhNYAaiICNgIAIAIgAzYCACABQYzWAGogAjYCACABQSBqIgFBgAJHDQALQczZBEGBpgM2AgBB4NUAQazZACgCADYCAEHQ1QBBgKYDNgIAQdzVAEHI2QQ2AgBBzP8HQTg2AgBByNkEIQkLAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAEHsAU0EQEHE1QAoAgAiBkEQIABBE2pBcHEgAEELSRsiBEEDdiIAdiIBQQNxBEACQCABQQFxIAByQQFzIgJBA3QiAEHs1QBqIgEgAEH01QBqKAIAIgAoAggiA0YEQEHE1QAgBkF+IAJ3cTYCAAwBCyABIAM2AgggAyABNgIMCyAAQQhqIQEgACACQQN0IgJBA3I2AgQgACACaiIAIAAoAgRBAXI2AgQMEQtBzNUAKAIAIgggBE8NASABBEACQEECIAB0IgJBACACa3IgASAAdHFoIgBBA3QiAkHs1QBqIgEgAkH01QBqKAIAIgIoAggiA0YEQEHE1QAgBkF+IAB3cSIGNgIADAELIAEgAzYCCCADIAE2AgwLIAIgBEEDcjYCBCAAQQN0IgAgBGshBSAAIAJqIAU2AgAgAiAEaiIEIAVBAXI2AgQgCARAIAhBeHFB7NUAaiEAQdjVACgCACEDAn9BASAIQQN2dCIBIAZxRQRAQcTVACABIAZyNgIAIAAMAQsgACgCCAsiASADNgIMIAAgAzYCCCADIAA2AgwgAyABNgIICyACQQhqIQFB2NUAIAQ2AgBBzNUAIAU2AgAMEQtByNUAKAIAIgtFDQEgC2hBAnRB9NcAaigCACIAKAIEQXhxIARrIQUgACECA0ACQCACKAIQIgFFBEAgAkEUaigCACIBRQ0BCyABKAIEQXhxIARrIgMgBUkhAiADIAUgAhshBSABIAAgAhshACABIQIMAQsLIAAoAhghCSAAKAIMIgMgAEcEQEHU1QAoAgAaIAMgACgCCCIBNgIIIAEgAzYCDAwQCyAAQRRqIgIoAgAiAUUEQCAAKAIQIgFFDQMgAEEQaiECCwNAIAIhByABIgNBFGoiAigCACIBDQAgA0EQaiECIAMoAhAiAQ0ACyAHQQA2AgAMDwtBfyEEIABBv39LDQAgAEETaiIBQXBxIQRByNUAKAIAIghFDQBBACAEayEFAkACQAJAAn9BACAEQYACSQ0AGkEfIARB////B0sNABogBEEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+agsiBkECdEH01wBqKAIAIgJFBEBBACEBQQAhAwwBC0EAIQEgBEEZIAZBAXZrQQAgBkEfRxt0IQBBACEDA0ACQCACKAIEQXhxIARrIgcgBU8NACACIQMgByIFDQBBACEFIAIhAQwDCyABIAJBFGooAgAiByAHIAIgAEEddkEEcWpBEGooAgAiAkYbIAEgBxshASAAQQF0IQAgAg0ACwsgASADckUEQEEAIQNBAiAGdCIAQQAgAGtyIAhxIgBFDQMgAGhBAnRB9NcAaigCACEBCyABRQ0BCwNAIAEoAgRBeHEgBGsiAiAFSSEAIAIgBSAAGyEFIAEgAyAAGyEDIAEoAhAiAAR/IAAFIAFBFGooAgALIgENAAsLIANFDQAgBUHM1QAoAgAgBGtPDQAgAygCGCEHIAMgAygCDCIARwRAQdTVACgCABogACADKAIIIgE2AgggASAANgIMDA4LIANBFGoiAigCACIBRQRAIAMoAhAiAUUNAyADQRBqIQILA0AgAiEGIAEiAEEUaiICKAIAIgENACAAQRBqIQIgACgCECIBDQALIAZBADYCAAwNC0HM1QAoAgAiAyAETwRAQdjVACgCACEBAkAgAyAEayICQRBPBEAgASAEaiIAIAJBAXI2AgQgASADaiACNgIAIAEgBEEDcjYCBAwBCyABIANBA3I2AgQgASADaiIAIAAoAgRBAXI2AgRBACEAQQAhAgtBzNUAIAI2AgBB2NUAIAA2AgAgAUEIaiEBDA8LQdDVACgCACIDIARLBEAgBCAJaiIAIAMgBGsiAUEBcjYCBEHc1QAgADYCAEHQ1QAgATYCACAJIARBA3I2AgQgCUEIaiEBDA8LQQAhASAEAn9BnNkAKAIABEBBpNkAKAIADAELQajZAEJ/NwIAQaDZAEKAgISAgIDAADcCAEGc2QAgCkEMakFwcUHYqtWqBXM2AgBBsNkAQQA2AgBBgNkAQQA2AgBBgIAECyIAIARBxwBqIgVqIgZBACAAayIHcSICTwRAQbTZAEEwNgIADA8LAkBB/NgAKAIAIgFFDQBB9NgAKAIAIgggAmohACAAIAFNIAAgCEtxDQBBACEBQbTZAEEwNgIADA8LQYDZAC0AAEEEcQ0EAkACQCAJBEBBhNkAIQEDQCABKAIAIgAgCU0EQCAAIAEoAgRqIAlLDQMLIAEoAggiAQ0ACwtBABA7IgBBf0YNBSACIQZBoNkAKAIAIgFBAWsiAyAAcQRAIAIgAGsgACADakEAIAFrcWohBgsgBCAGTw0FIAZB/v///wdLDQVB/NgAKAIAIgMEQEH02AAoAgAiByAGaiEBIAEgB00NBiABIANLDQYLIAYQOyIBIABHDQEMBwsgBiADayAHcSIGQf7///8HSw0EIAYQOyEAIAAgASgCACABKAIEakYNAyAAIQELAkAgBiAEQcgAak8NACABQX9GDQBBpNkAKAIAIgAgBSAGa2pBACAAa3EiAEH+////B0sEQCABIQAMBwsgABA7QX9HBEAgACAGaiEGIAEhAAwHC0EAIAZrEDsaDAQLIAEiAEF/Rw0FDAMLQQAhAwwMC0EAIQAMCgsgAEF/Rw0CC0GA2QBBgNkAKAIAQQRyNgIACyACQf7///8HSw0BIAIQOyEAQQAQOyEBIABBf0YNASABQX9GDQEgACABTw0BIAEgAGsiBiAEQThqTQ0BC0H02ABB9NgAKAIAIAZqIgE2AgBB+NgAKAIAIAFJBEBB+NgAIAE2AgALAkACQAJAQdzVACgCACICBEBBhNkAIQEDQCAAIAEoAgAiAyABKAIEIgVqRg0CIAEoAggiAQ0ACwwCC0HU1QAoAgAiAUEARyAAIAFPcUUEQEHU1QAgADYCAAtBACEBQYjZACAGNgIAQYTZACAANgIAQeTVAEF/NgIAQejVAEGc2QAoAgA2AgBBkNkAQQA2AgADQCABQYDWAGogAUH01QBqIgI2AgAgAiABQezVAGoiAzYCACABQfjVAGogAzYCACABQYjWAGogAUH81QBqIgM2AgAgAyACNgIAIAFBkNYAaiABQYTWAGoiAjYCACACIAM2AgAgAUGM1gBqIAI2AgAgAUEgaiIBQYACRw0AC0F4IABrQQ9xIgEgAGoiAiAGQThrIgMgAWsiAUEBcjYCBEHg1QBBrNkAKAIANgIAQdDVACABNgIAQdzVACACNgIAIAAgA2pBODYCBAwCCyAAIAJNDQAgAiADSQ0AIAEoAgxBCHENAEF4IAJrQQ9xIgAgAmoiA0HQ1QAoAgAgBmoiByAAayIAQQFyNgIEIAEgBSAGajYCBEHg1QBBrNkAKAIANgIAQdDVACAANgIAQdzVACADNgIAIAIgB2pBODYCBAwBCyAAQdTVACgCAEkEQEHU1QAgADYCAAsgACAGaiEDQYTZACEBAkACQAJAA0AgAyABKAIARwRAIAEoAggiAQ0BDAILCyABLQAMQQhxRQ0BC0GE2QAhAQNAIAEoAgAiAyACTQRAIAMgASgCBGoiBSACSw0DCyABKAIIIQEMAAsACyABIAA2AgAgASABKAIEIAZqNgIEIABBeCAAa0EPcWoiCSAEQQNyNgIEIANBeCADa0EPcWoiBiAEIAlqIgRrIQEgAiAGRgRAQdzVACAENgIAQdDVAEHQ1QAoAgAgAWoiADYCACAEIABBAXI2AgQMCAtB2NUAKAIAIAZGBEBB2NUAIAQ2AgBBzNUAQczVACgCACABaiIANgIAIAQgAEEBcjYCBCAAIARqIAA2AgAMCAsgBigCBCIFQQNxQQFHDQYgBUF4cSEIIAVB/wFNBEAgBUEDdiEDIAYoAggiACAGKAIMIgJGBEBBxNUAQcTVACgCAEF+IAN3cTYCAAwHCyACIAA2AgggACACNgIMDAYLIAYoAhghByAGIAYoAgwiAEcEQCAAIAYoAggiAjYCCCACIAA2AgwMBQsgBkEUaiICKAIAIgVFBEAgBigCECIFRQ0EIAZBEGohAgsDQCACIQMgBSIAQRRqIgIoAgAiBQ0AIABBEGohAiAAKAIQIgUNAAsgA0EANgIADAQLQXggAGtBD3EiASAAaiIHIAZBOGsiAyABayIBQQFyNgIEIAAgA2pBODYCBCACIAVBNyAFa0EPcWpBP2siAyADIAJBEGpJGyIDQSM2AgRB4NUAQazZACgCADYCAEHQ1QAgATYCAEHc1QAgBzYCACADQRBqQYzZACkCADcCACADQYTZACkCADcCCEGM2QAgA0EIajYCAEGI2QAgBjYCAEGE2QAgADYCAEGQ2QBBADYCACADQSRqIQEDQCABQQc2AgAgBSABQQRqIgFLDQALIAIgA0YNACADIAMoAgRBfnE2AgQgAyADIAJrIgU2AgAgAiAFQQFyNgIEIAVB/wFNBEAgBUF4cUHs1QBqIQACf0HE1QAoAgAiAUEBIAVBA3Z0IgNxRQRAQcTVACABIANyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRB9NcAaiEAQcjVACgCACIDQQEgAXQiBnFFBEAgACACNgIAQcjVACADIAZyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhAwJAA0AgAyIAKAIEQXhxIAVGDQEgAUEddiEDIAFBAXQhASAAIANBBHFqQRBqIgYoAgAiAw0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIIC0HQ1QAoAgAiASAETQ0AQdzVACgCACIAIARqIgIgASAEayIBQQFyNgIEQdDVACABNgIAQdzVACACNgIAIAAgBEEDcjYCBCAAQQhqIQEMCAtBACEBQbTZAEEwNgIADAcLQQAhAAsgB0UNAAJAIAYoAhwiAkECdEH01wBqIgMoAgAgBkYEQCADIAA2AgAgAA0BQcjVAEHI1QAoAgBBfiACd3E2AgAMAgsgB0EQQRQgBygCECAGRhtqIAA2AgAgAEUNAQsgACAHNgIYIAYoAhAiAgRAIAAgAjYCECACIAA2AhgLIAZBFGooAgAiAkUNACAAQRRqIAI2AgAgAiAANgIYCyABIAhqIQEgBiAIaiIGKAIEIQULIAYgBUF+cTYCBCABIARqIAE2AgAgBCABQQFyNgIEIAFB/wFNBEAgAUF4cUHs1QBqIQACf0HE1QAoAgAiAkEBIAFBA3Z0IgFxRQRAQcTVACABIAJyNgIAIAAMAQsgACgCCAsiASAENgIMIAAgBDYCCCAEIAA2AgwgBCABNgIIDAELQR8hBSABQf///wdNBEAgAUEmIAFBCHZnIgBrdkEBcSAAQQF0a0E+aiEFCyAEIAU2AhwgBEIANwIQIAVBAnRB9NcAaiEAQcjVACgCACICQQEgBXQiA3FFBEAgACAENgIAQcjVACACIANyNgIAIAQgADYCGCAEIAQ2AgggBCAENgIMDAELIAFBGSAFQQF2a0EAIAVBH0cbdCEFIAAoAgAhAAJAA0AgACICKAIEQXhxIAFGDQEgBUEddiEAIAVBAXQhBSACIABBBHFqQRBqIgMoAgAiAA0ACyADIAQ2AgAgBCACNgIYIAQgBDYCDCAEIAQ2AggMAQsgAigCCCIAIAQ2AgwgAiAENgIIIARBADYCGCAEIAI2AgwgBCAANgIICyAJQQhqIQEMAgsCQCAHRQ0AAkAgAygCHCIBQQJ0QfTXAGoiAigCACADRgRAIAIgADYCACAADQFByNUAIAhBfiABd3EiCDYCAAwCCyAHQRBBFCAHKAIQIANGG2ogADYCACAARQ0BCyAAIAc2AhggAygCECIBBEAgACABNgIQIAEgADYCGAsgA0EUaigCACIBRQ0AIABBFGogATYCACABIAA2AhgLAkAgBUEPTQRAIAMgBCAFaiIAQQNyNgIEIAAgA2oiACAAKAIEQQFyNgIEDAELIAMgBGoiAiAFQQFyNgIEIAMgBEEDcjYCBCACIAVqIAU2AgAgBUH/AU0EQCAFQXhxQezVAGohAAJ/QcTVACgCACIBQQEgBUEDdnQiBXFFBEBBxNUAIAEgBXI2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEH01wBqIQBBASABdCIEIAhxRQRAIAAgAjYCAEHI1QAgBCAIcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQQCQANAIAQiACgCBEF4cSAFRg0BIAFBHXYhBCABQQF0IQEgACAEQQRxakEQaiIGKAIAIgQNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAsgA0EIaiEBDAELAkAgCUUNAAJAIAAoAhwiAUECdEH01wBqIgIoAgAgAEYEQCACIAM2AgAgAw0BQcjVACALQX4gAXdxNgIADAILIAlBEEEUIAkoAhAgAEYbaiADNgIAIANFDQELIAMgCTYCGCAAKAIQIgEEQCADIAE2AhAgASADNgIYCyAAQRRqKAIAIgFFDQAgA0EUaiABNgIAIAEgAzYCGAsCQCAFQQ9NBEAgACAEIAVqIgFBA3I2AgQgACABaiIBIAEoAgRBAXI2AgQMAQsgACAEaiIHIAVBAXI2AgQgACAEQQNyNgIEIAUgB2ogBTYCACAIBEAgCEF4cUHs1QBqIQFB2NUAKAIAIQMCf0EBIAhBA3Z0IgIgBnFFBEBBxNUAIAIgBnI2AgAgAQwBCyABKAIICyICIAM2AgwgASADNgIIIAMgATYCDCADIAI2AggLQdjVACAHNgIAQczVACAFNgIACyAAQQhqIQELIApBEGokACABC0MAIABFBEA/AEEQdA8LAkAgAEH//wNxDQAgAEEASA0AIABBEHZAACIAQX9GBEBBtNkAQTA2AgBBfw8LIABBEHQPCwALC5lCIgBBgAgLDQEAAAAAAAAAAgAAAAMAQZgICwUEAAAABQBBqAgLCQYAAAAHAAAACABB5AgLwjJJbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBFeHBlY3RlZCBMRiBhZnRlciBoZWFkZXJzAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMAVXNlciBjYWxsYmFjayBlcnJvcgBgb25fcmVzZXRgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19oZWFkZXJgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2JlZ2luYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlYCBjYWxsYmFjayBlcnJvcgBgb25fc3RhdHVzX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdmVyc2lvbl9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3VybF9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3Byb3RvY29sX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fcHJvdG9jb2wARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgAVHJhbnNmZXItRW5jb2RpbmcgY2FuJ3QgYmUgcHJlc2VudCB3aXRoIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgc2l6ZQBFeHBlY3RlZCBMRiBhZnRlciBjaHVuayBzaXplAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBVbmV4cGVjdGVkIHdoaXRlc3BhY2UgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgaGVhZGVyIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciBjaHVuayBleHRlbnNpb24gdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIHF1b3RlZC1wYWlyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGVkIHZhbHVlAFBhdXNlZCBieSBvbl9oZWFkZXJzX2NvbXBsZXRlAEludmFsaWQgRU9GIHN0YXRlAG9uX3Jlc2V0IHBhdXNlAG9uX2NodW5rX2hlYWRlciBwYXVzZQBvbl9tZXNzYWdlX2JlZ2luIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZSBwYXVzZQBvbl9zdGF0dXNfY29tcGxldGUgcGF1c2UAb25fdmVyc2lvbl9jb21wbGV0ZSBwYXVzZQBvbl91cmxfY29tcGxldGUgcGF1c2UAb25fcHJvdG9jb2xfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX3ZhbHVlX2NvbXBsZXRlIHBhdXNlAG9uX21lc3NhZ2VfY29tcGxldGUgcGF1c2UAb25fbWV0aG9kX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl9maWVsZF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fbmFtZSBwYXVzZQBVbmV4cGVjdGVkIHNwYWNlIGFmdGVyIHN0YXJ0IGxpbmUATWlzc2luZyBleHBlY3RlZCBDUiBhZnRlciByZXNwb25zZSBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAE1pc3NpbmcgZXhwZWN0ZWQgQ1IgYWZ0ZXIgY2h1bmsgZXh0ZW5zaW9uIG5hbWUASW52YWxpZCBzdGF0dXMgY29kZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABNaXNzaW5nIGV4cGVjdGVkIENSIGFmdGVyIGNodW5rIGRhdGEARXhwZWN0ZWQgTEYgYWZ0ZXIgY2h1bmsgZGF0YQBVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AARGF0YSBhZnRlciBgQ29ubmVjdGlvbjogY2xvc2VgAFNXSVRDSF9QUk9YWQBVU0VfUFJPWFkATUtBQ1RJVklUWQBVTlBST0NFU1NBQkxFX0VOVElUWQBRVUVSWQBDT1BZAE1PVkVEX1BFUk1BTkVOVExZAFRPT19FQVJMWQBOT1RJRlkARkFJTEVEX0RFUEVOREVOQ1kAQkFEX0dBVEVXQVkAUExBWQBQVVQAQ0hFQ0tPVVQAR0FURVdBWV9USU1FT1VUAFJFUVVFU1RfVElNRU9VVABORVRXT1JLX0NPTk5FQ1RfVElNRU9VVABDT05ORUNUSU9OX1RJTUVPVVQATE9HSU5fVElNRU9VVABORVRXT1JLX1JFQURfVElNRU9VVABQT1NUAE1JU0RJUkVDVEVEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfTE9BRF9CQUxBTkNFRF9SRVFVRVNUAEJBRF9SRVFVRVNUAEhUVFBfUkVRVUVTVF9TRU5UX1RPX0hUVFBTX1BPUlQAUkVQT1JUAElNX0FfVEVBUE9UAFJFU0VUX0NPTlRFTlQATk9fQ09OVEVOVABQQVJUSUFMX0NPTlRFTlQASFBFX0lOVkFMSURfQ09OU1RBTlQASFBFX0NCX1JFU0VUAEdFVABIUEVfU1RSSUNUAENPTkZMSUNUAFRFTVBPUkFSWV9SRURJUkVDVABQRVJNQU5FTlRfUkVESVJFQ1QAQ09OTkVDVABNVUxUSV9TVEFUVVMASFBFX0lOVkFMSURfU1RBVFVTAFRPT19NQU5ZX1JFUVVFU1RTAEVBUkxZX0hJTlRTAFVOQVZBSUxBQkxFX0ZPUl9MRUdBTF9SRUFTT05TAE9QVElPTlMAU1dJVENISU5HX1BST1RPQ09MUwBWQVJJQU5UX0FMU09fTkVHT1RJQVRFUwBNVUxUSVBMRV9DSE9JQ0VTAElOVEVSTkFMX1NFUlZFUl9FUlJPUgBXRUJfU0VSVkVSX1VOS05PV05fRVJST1IAUkFJTEdVTl9FUlJPUgBJREVOVElUWV9QUk9WSURFUl9BVVRIRU5USUNBVElPTl9FUlJPUgBTU0xfQ0VSVElGSUNBVEVfRVJST1IASU5WQUxJRF9YX0ZPUldBUkRFRF9GT1IAU0VUX1BBUkFNRVRFUgBHRVRfUEFSQU1FVEVSAEhQRV9VU0VSAFNFRV9PVEhFUgBIUEVfQ0JfQ0hVTktfSEVBREVSAEV4cGVjdGVkIExGIGFmdGVyIENSAE1LQ0FMRU5EQVIAU0VUVVAAV0VCX1NFUlZFUl9JU19ET1dOAFRFQVJET1dOAEhQRV9DTE9TRURfQ09OTkVDVElPTgBIRVVSSVNUSUNfRVhQSVJBVElPTgBESVNDT05ORUNURURfT1BFUkFUSU9OAE5PTl9BVVRIT1JJVEFUSVZFX0lORk9STUFUSU9OAEhQRV9JTlZBTElEX1ZFUlNJT04ASFBFX0NCX01FU1NBR0VfQkVHSU4AU0lURV9JU19GUk9aRU4ASFBFX0lOVkFMSURfSEVBREVSX1RPS0VOAElOVkFMSURfVE9LRU4ARk9SQklEREVOAEVOSEFOQ0VfWU9VUl9DQUxNAEhQRV9JTlZBTElEX1VSTABCTE9DS0VEX0JZX1BBUkVOVEFMX0NPTlRST0wATUtDT0wAQUNMAEhQRV9JTlRFUk5BTABSRVFVRVNUX0hFQURFUl9GSUVMRFNfVE9PX0xBUkdFX1VOT0ZGSUNJQUwASFBFX09LAFVOTElOSwBVTkxPQ0sAUFJJAFJFVFJZX1dJVEgASFBFX0lOVkFMSURfQ09OVEVOVF9MRU5HVEgASFBFX1VORVhQRUNURURfQ09OVEVOVF9MRU5HVEgARkxVU0gAUFJPUFBBVENIAE0tU0VBUkNIAFVSSV9UT09fTE9ORwBQUk9DRVNTSU5HAE1JU0NFTExBTkVPVVNfUEVSU0lTVEVOVF9XQVJOSU5HAE1JU0NFTExBTkVPVVNfV0FSTklORwBIUEVfSU5WQUxJRF9UUkFOU0ZFUl9FTkNPRElORwBFeHBlY3RlZCBDUkxGAEhQRV9JTlZBTElEX0NIVU5LX1NJWkUATU9WRQBDT05USU5VRQBIUEVfQ0JfU1RBVFVTX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJTX0NPTVBMRVRFAEhQRV9DQl9WRVJTSU9OX0NPTVBMRVRFAEhQRV9DQl9VUkxfQ09NUExFVEUASFBFX0NCX1BST1RPQ09MX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8sIFJUU1AvIG9yIElDRS8A5xUAAK8VAACkEgAAkhoAACYWAACeFAAA2xkAAHkVAAB+EgAA/hQAADYVAAALFgAA2BYAAPMSAABCGAAArBYAABIVAAAUFwAA7xcAAEgUAABxFwAAshoAAGsZAAB+GQAANRQAAIIaAABEFwAA/RYAAB4YAACHFwAAqhkAAJMSAAAHGAAALBcAAMoXAACkFwAA5xUAAOcVAABYFwAAOxgAAKASAAAtHAAAwxEAAEgRAADeEgAAQhMAAKQZAAD9EAAA9xUAAKUVAADvFgAA+BkAAEoWAABWFgAA9RUAAAoaAAAIGgAAARoAAKsVAABCEgAA1xAAAEwRAAAFGQAAVBYAAB4RAADKGQAAyBkAAE4WAAD/GAAAcRQAAPAVAADuFQAAlBkAAPwVAAC/GQAAmxkAAHwUAABDEQAAcBgAAJUUAAAnFAAAGRQAANUSAADUGQAARBYAAPcQAEG5OwsBAQBB0DsL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEDAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBuj0LBAEAAAIAQdE9C14DBAMDAwMDAAADAwADAwADAwMDAwMDAwMDAAUAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAwADAEG6PwsEAQAAAgBB0T8LXgMAAwMDAwMAAAMDAAMDAAMDAwMDAwMDAwMABAAFAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwADAAMAQbDBAAsNbG9zZWVlcC1hbGl2ZQBBycEACwEBAEHgwQAL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBycMACwEBAEHgwwAL5wEBAQEBAQEBAQEBAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAWNodW5rZWQAQfHFAAteAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBB0McACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQYDIAAsgcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQpTTQ0KDQoAQanIAAsFAQIAAQMAQcDIAAtfBAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanKAAsFAQIAAQMAQcDKAAtfBAUFBgUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAQanMAAsEAQAAAQBBwcwAC14CAgACAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAEGpzgALBQECAAEDAEHAzgALXwQFAAAFBQUFBQUFBQUFBQYFBQUFBQUFBQUFBQUABQAHCAUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQAFAAUABQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUAAAAFAEGp0AALBQEBAAEBAEHA0AALAQEAQdrQAAtBAgAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQanSAAsFAQEAAQEAQcDSAAsBAQBBytIACwYCAAAAAAIAQeHSAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBBoNQAC50BTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRVVFUllPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFVFRQQ0VUU1BBRFRQLw==";
@@ -35997,9 +35997,9 @@ var require_llhttp_simd_wasm = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/constants.js
+// node_modules/undici/lib/web/fetch/constants.js
 var require_constants3 = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/constants.js"(exports2, module) {
     "use strict";
     var corsSafeListedMethods = (
       /** @type {const} */
@@ -36221,9 +36221,9 @@ var require_constants3 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/global.js
+// node_modules/undici/lib/web/fetch/global.js
 var require_global = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/global.js"(exports2, module) {
     "use strict";
     var globalOrigin = /* @__PURE__ */ Symbol.for("undici.globalOrigin.1");
     function getGlobalOrigin() {
@@ -36257,9 +36257,9 @@ var require_global = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/encoding/index.js
+// node_modules/undici/lib/encoding/index.js
 var require_encoding = __commonJS({
-  "../main/node_modules/undici/lib/encoding/index.js"(exports2, module) {
+  "node_modules/undici/lib/encoding/index.js"(exports2, module) {
     "use strict";
     var textDecoder = new TextDecoder();
     function utf8DecodeBytes(buffer) {
@@ -36278,9 +36278,9 @@ var require_encoding = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/infra/index.js
+// node_modules/undici/lib/web/infra/index.js
 var require_infra = __commonJS({
-  "../main/node_modules/undici/lib/web/infra/index.js"(exports2, module) {
+  "node_modules/undici/lib/web/infra/index.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { utf8DecodeBytes } = require_encoding();
@@ -36396,9 +36396,9 @@ var require_infra = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/data-url.js
+// node_modules/undici/lib/web/fetch/data-url.js
 var require_data_url = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/data-url.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { forgivingBase64, collectASequenceOfCodePoints, collectASequenceOfCodePointsFast, isomorphicDecode, removeASCIIWhitespace, removeChars } = require_infra();
@@ -36675,9 +36675,9 @@ var require_data_url = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/runtime-features.js
+// node_modules/undici/lib/util/runtime-features.js
 var require_runtime_features = __commonJS({
-  "../main/node_modules/undici/lib/util/runtime-features.js"(exports2, module) {
+  "node_modules/undici/lib/util/runtime-features.js"(exports2, module) {
     "use strict";
     var lazyLoaders = {
       __proto__: null,
@@ -36777,9 +36777,9 @@ var require_runtime_features = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/webidl/index.js
+// node_modules/undici/lib/web/webidl/index.js
 var require_webidl = __commonJS({
-  "../main/node_modules/undici/lib/web/webidl/index.js"(exports2, module) {
+  "node_modules/undici/lib/web/webidl/index.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { types, inspect: inspect3 } = __require("node:util");
@@ -37379,9 +37379,9 @@ var require_webidl = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/util.js
+// node_modules/undici/lib/web/fetch/util.js
 var require_util3 = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/util.js"(exports2, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var zlib = __require("node:zlib");
@@ -38146,9 +38146,9 @@ var require_util3 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/formdata.js
+// node_modules/undici/lib/web/fetch/formdata.js
 var require_formdata = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/formdata.js"(exports2, module) {
     "use strict";
     var { iteratorMixin } = require_util3();
     var { kEnumerableProperty } = require_util2();
@@ -38308,9 +38308,9 @@ var require_formdata = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/formdata-parser.js
+// node_modules/undici/lib/web/fetch/formdata-parser.js
 var require_formdata_parser = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/formdata-parser.js"(exports2, module) {
     "use strict";
     var { bufferToLowerCasedHeaderName } = require_util2();
     var { HTTP_TOKEN_CODEPOINTS } = require_data_url();
@@ -38638,9 +38638,9 @@ var require_formdata_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/promise.js
+// node_modules/undici/lib/util/promise.js
 var require_promise = __commonJS({
-  "../main/node_modules/undici/lib/util/promise.js"(exports2, module) {
+  "node_modules/undici/lib/util/promise.js"(exports2, module) {
     "use strict";
     function createDeferredPromise() {
       let res;
@@ -38657,9 +38657,9 @@ var require_promise = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/body.js
+// node_modules/undici/lib/web/fetch/body.js
 var require_body = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/body.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var {
@@ -38940,9 +38940,9 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/client-h1.js
+// node_modules/undici/lib/dispatcher/client-h1.js
 var require_client_h1 = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/client-h1.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var util = require_util2();
@@ -40231,9 +40231,9 @@ ${len.toString(16)}\r
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/client-h2.js
+// node_modules/undici/lib/dispatcher/client-h2.js
 var require_client_h2 = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { pipeline } = __require("node:stream");
@@ -40997,9 +40997,9 @@ var require_client_h2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/client.js
+// node_modules/undici/lib/dispatcher/client.js
 var require_client = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/client.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
@@ -41529,9 +41529,9 @@ var require_client = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/fixed-queue.js
+// node_modules/undici/lib/dispatcher/fixed-queue.js
 var require_fixed_queue = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/fixed-queue.js"(exports2, module) {
     "use strict";
     var kSize = 2048;
     var kMask = kSize - 1;
@@ -41600,9 +41600,9 @@ var require_fixed_queue = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/pool-base.js
+// node_modules/undici/lib/dispatcher/pool-base.js
 var require_pool_base = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/pool-base.js"(exports2, module) {
     "use strict";
     var { PoolStats } = require_stats();
     var DispatcherBase = require_dispatcher_base();
@@ -41776,9 +41776,9 @@ var require_pool_base = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/pool.js
+// node_modules/undici/lib/dispatcher/pool.js
 var require_pool = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/pool.js"(exports2, module) {
     "use strict";
     var {
       PoolBase,
@@ -41878,9 +41878,9 @@ var require_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/balanced-pool.js
+// node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/balanced-pool.js"(exports2, module) {
     "use strict";
     var {
       BalancedPoolMissingUpstreamError,
@@ -42028,9 +42028,9 @@ var require_balanced_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/round-robin-pool.js
+// node_modules/undici/lib/dispatcher/round-robin-pool.js
 var require_round_robin_pool = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/round-robin-pool.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/round-robin-pool.js"(exports2, module) {
     "use strict";
     var {
       PoolBase,
@@ -42145,9 +42145,9 @@ var require_round_robin_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/agent.js
+// node_modules/undici/lib/dispatcher/agent.js
 var require_agent = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/agent.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, MaxOriginsReachedError } = require_errors3();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
@@ -42281,9 +42281,9 @@ var require_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/socks5-utils.js
+// node_modules/undici/lib/core/socks5-utils.js
 var require_socks5_utils = __commonJS({
-  "../main/node_modules/undici/lib/core/socks5-utils.js"(exports2, module) {
+  "node_modules/undici/lib/core/socks5-utils.js"(exports2, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var net = __require("node:net");
@@ -42442,9 +42442,9 @@ var require_socks5_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/core/socks5-client.js
+// node_modules/undici/lib/core/socks5-client.js
 var require_socks5_client = __commonJS({
-  "../main/node_modules/undici/lib/core/socks5-client.js"(exports2, module) {
+  "node_modules/undici/lib/core/socks5-client.js"(exports2, module) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var { Buffer: Buffer2 } = __require("node:buffer");
@@ -42775,9 +42775,9 @@ var require_socks5_client = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/socks5-proxy-agent.js
+// node_modules/undici/lib/dispatcher/socks5-proxy-agent.js
 var require_socks5_proxy_agent = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports2, module) {
     "use strict";
     var { URL: URL2 } = __require("node:url");
     var tls;
@@ -42978,9 +42978,9 @@ var require_socks5_proxy_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/proxy-agent.js
+// node_modules/undici/lib/dispatcher/proxy-agent.js
 var require_proxy_agent = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
     var Agent2 = require_agent();
@@ -43235,9 +43235,9 @@ var require_proxy_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+// node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
 var require_env_http_proxy_agent = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports2, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
@@ -43358,9 +43358,9 @@ var require_env_http_proxy_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/retry-handler.js
+// node_modules/undici/lib/handler/retry-handler.js
 var require_retry_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/retry-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
@@ -43763,9 +43763,9 @@ var require_retry_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/retry-agent.js
+// node_modules/undici/lib/dispatcher/retry-agent.js
 var require_retry_agent = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/retry-agent.js"(exports2, module) {
     "use strict";
     var Dispatcher = require_dispatcher();
     var RetryHandler = require_retry_handler();
@@ -43798,9 +43798,9 @@ var require_retry_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/dispatcher/h2c-client.js
+// node_modules/undici/lib/dispatcher/h2c-client.js
 var require_h2c_client = __commonJS({
-  "../main/node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module) {
+  "node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     var Client = require_client();
@@ -43841,9 +43841,9 @@ var require_h2c_client = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/readable.js
+// node_modules/undici/lib/api/readable.js
 var require_readable = __commonJS({
-  "../main/node_modules/undici/lib/api/readable.js"(exports2, module) {
+  "node_modules/undici/lib/api/readable.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = __require("node:stream");
@@ -44243,9 +44243,9 @@ var require_readable = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/api-request.js
+// node_modules/undici/lib/api/api-request.js
 var require_api_request = __commonJS({
-  "../main/node_modules/undici/lib/api/api-request.js"(exports2, module) {
+  "node_modules/undici/lib/api/api-request.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -44421,9 +44421,9 @@ var require_api_request = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/abort-signal.js
+// node_modules/undici/lib/api/abort-signal.js
 var require_abort_signal = __commonJS({
-  "../main/node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
+  "node_modules/undici/lib/api/abort-signal.js"(exports2, module) {
     "use strict";
     var { addAbortListener } = require_util2();
     var { RequestAbortedError } = require_errors3();
@@ -44473,9 +44473,9 @@ var require_abort_signal = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/api-stream.js
+// node_modules/undici/lib/api/api-stream.js
 var require_api_stream = __commonJS({
-  "../main/node_modules/undici/lib/api/api-stream.js"(exports2, module) {
+  "node_modules/undici/lib/api/api-stream.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { finished } = __require("node:stream");
@@ -44634,9 +44634,9 @@ var require_api_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/api-pipeline.js
+// node_modules/undici/lib/api/api-pipeline.js
 var require_api_pipeline = __commonJS({
-  "../main/node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
+  "node_modules/undici/lib/api/api-pipeline.js"(exports2, module) {
     "use strict";
     var {
       Readable,
@@ -44835,9 +44835,9 @@ var require_api_pipeline = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/api-upgrade.js
+// node_modules/undici/lib/api/api-upgrade.js
 var require_api_upgrade = __commonJS({
-  "../main/node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
+  "node_modules/undici/lib/api/api-upgrade.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, SocketError } = require_errors3();
     var { AsyncResource } = __require("node:async_hooks");
@@ -44929,9 +44929,9 @@ var require_api_upgrade = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/api-connect.js
+// node_modules/undici/lib/api/api-connect.js
 var require_api_connect = __commonJS({
-  "../main/node_modules/undici/lib/api/api-connect.js"(exports2, module) {
+  "node_modules/undici/lib/api/api-connect.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -45020,9 +45020,9 @@ var require_api_connect = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/api/index.js
+// node_modules/undici/lib/api/index.js
 var require_api = __commonJS({
-  "../main/node_modules/undici/lib/api/index.js"(exports2, module) {
+  "node_modules/undici/lib/api/index.js"(exports2, module) {
     "use strict";
     module.exports.request = require_api_request();
     module.exports.stream = require_api_stream();
@@ -45032,9 +45032,9 @@ var require_api = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-errors.js
+// node_modules/undici/lib/mock/mock-errors.js
 var require_mock_errors = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-errors.js"(exports2, module) {
     "use strict";
     var { UndiciError } = require_errors3();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
@@ -45058,9 +45058,9 @@ var require_mock_errors = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-symbols.js
+// node_modules/undici/lib/mock/mock-symbols.js
 var require_mock_symbols = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-symbols.js"(exports2, module) {
     "use strict";
     module.exports = {
       kAgent: /* @__PURE__ */ Symbol("agent"),
@@ -45095,9 +45095,9 @@ var require_mock_symbols = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-utils.js
+// node_modules/undici/lib/mock/mock-utils.js
 var require_mock_utils = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-utils.js"(exports2, module) {
     "use strict";
     var { MockNotMatchedError } = require_mock_errors();
     var {
@@ -45472,9 +45472,9 @@ var require_mock_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-interceptor.js
+// node_modules/undici/lib/mock/mock-interceptor.js
 var require_mock_interceptor = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-interceptor.js"(exports2, module) {
     "use strict";
     var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
     var {
@@ -45636,9 +45636,9 @@ var require_mock_interceptor = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-client.js
+// node_modules/undici/lib/mock/mock-client.js
 var require_mock_client = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-client.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Client = require_client();
@@ -45697,9 +45697,9 @@ var require_mock_client = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-call-history.js
+// node_modules/undici/lib/mock/mock-call-history.js
 var require_mock_call_history = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-call-history.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-call-history.js"(exports2, module) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols();
     var { InvalidArgumentError } = require_errors3();
@@ -45897,9 +45897,9 @@ var require_mock_call_history = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-pool.js
+// node_modules/undici/lib/mock/mock-pool.js
 var require_mock_pool = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-pool.js"(exports2, module) {
     "use strict";
     var { promisify } = __require("node:util");
     var Pool = require_pool();
@@ -45958,9 +45958,9 @@ var require_mock_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js
+// node_modules/undici/lib/mock/pending-interceptors-formatter.js
 var require_pending_interceptors_formatter = __commonJS({
-  "../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
+  "node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports2, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var { Console } = __require("node:console");
@@ -45999,9 +45999,9 @@ var require_pending_interceptors_formatter = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/mock-agent.js
+// node_modules/undici/lib/mock/mock-agent.js
 var require_mock_agent = __commonJS({
-  "../main/node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
+  "node_modules/undici/lib/mock/mock-agent.js"(exports2, module) {
     "use strict";
     var { kClients } = require_symbols();
     var Agent2 = require_agent();
@@ -46183,9 +46183,9 @@ ${pendingInterceptorsFormatter.format(pending)}`.trim()
   }
 });
 
-// ../main/node_modules/undici/lib/mock/snapshot-utils.js
+// node_modules/undici/lib/mock/snapshot-utils.js
 var require_snapshot_utils = __commonJS({
-  "../main/node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module) {
+  "node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors3();
     var { runtimeFeatures } = require_runtime_features();
@@ -46269,9 +46269,9 @@ var require_snapshot_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/snapshot-recorder.js
+// node_modules/undici/lib/mock/snapshot-recorder.js
 var require_snapshot_recorder = __commonJS({
-  "../main/node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
+  "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module) {
     "use strict";
     var { writeFile, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname: dirname10, resolve: resolve15 } = __require("node:path");
@@ -46645,9 +46645,9 @@ var require_snapshot_recorder = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/mock/snapshot-agent.js
+// node_modules/undici/lib/mock/snapshot-agent.js
 var require_snapshot_agent = __commonJS({
-  "../main/node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module) {
+  "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module) {
     "use strict";
     var Agent2 = require_agent();
     var MockAgent = require_mock_agent();
@@ -46932,9 +46932,9 @@ var require_snapshot_agent = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/global.js
+// node_modules/undici/lib/global.js
 var require_global2 = __commonJS({
-  "../main/node_modules/undici/lib/global.js"(exports2, module) {
+  "node_modules/undici/lib/global.js"(exports2, module) {
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
@@ -46986,9 +46986,9 @@ var require_global2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/decorator-handler.js
+// node_modules/undici/lib/handler/decorator-handler.js
 var require_decorator_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/decorator-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var WrapHandler = require_wrap_handler();
@@ -47042,9 +47042,9 @@ var require_decorator_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/redirect-handler.js
+// node_modules/undici/lib/handler/redirect-handler.js
 var require_redirect_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/redirect-handler.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var { kBodyUsed, kRedirectCacheControl } = require_symbols();
@@ -47219,9 +47219,9 @@ var require_redirect_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/redirect.js
+// node_modules/undici/lib/interceptor/redirect.js
 var require_redirect = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/redirect.js"(exports2, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections } = {}) {
@@ -47241,9 +47241,9 @@ var require_redirect = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/response-error.js
+// node_modules/undici/lib/interceptor/response-error.js
 var require_response_error = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/response-error.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/response-error.js"(exports2, module) {
     "use strict";
     var DecoratorHandler = require_decorator_handler();
     var { ResponseError } = require_errors3();
@@ -47323,9 +47323,9 @@ var require_response_error = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/retry.js
+// node_modules/undici/lib/interceptor/retry.js
 var require_retry = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/retry.js"(exports2, module) {
     "use strict";
     var RetryHandler = require_retry_handler();
     module.exports = (globalOpts) => {
@@ -47347,9 +47347,9 @@ var require_retry = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/dump.js
+// node_modules/undici/lib/interceptor/dump.js
 var require_dump = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/dump.js"(exports2, module) {
     "use strict";
     var { InvalidArgumentError, RequestAbortedError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
@@ -47424,9 +47424,9 @@ var require_dump = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/dns.js
+// node_modules/undici/lib/interceptor/dns.js
 var require_dns = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/dns.js"(exports2, module) {
     "use strict";
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
@@ -47863,9 +47863,9 @@ var require_dns = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/cache.js
+// node_modules/undici/lib/util/cache.js
 var require_cache = __commonJS({
-  "../main/node_modules/undici/lib/util/cache.js"(exports2, module) {
+  "node_modules/undici/lib/util/cache.js"(exports2, module) {
     "use strict";
     var {
       safeHTTPMethods,
@@ -48379,9 +48379,9 @@ var require_cache = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/util/date.js
+// node_modules/undici/lib/util/date.js
 var require_date = __commonJS({
-  "../main/node_modules/undici/lib/util/date.js"(exports2, module) {
+  "node_modules/undici/lib/util/date.js"(exports2, module) {
     "use strict";
     function parseHttpDate(date) {
       switch (date[3]) {
@@ -48879,9 +48879,9 @@ var require_date = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/cache-handler.js
+// node_modules/undici/lib/handler/cache-handler.js
 var require_cache_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/cache-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/cache-handler.js"(exports2, module) {
     "use strict";
     var util = require_util2();
     var { kRedirectCacheControl } = require_symbols();
@@ -49627,9 +49627,9 @@ var require_cache_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/cache/memory-cache-store.js
+// node_modules/undici/lib/cache/memory-cache-store.js
 var require_memory_cache_store = __commonJS({
-  "../main/node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module) {
+  "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var { EventEmitter } = __require("node:events");
@@ -49835,9 +49835,9 @@ var require_memory_cache_store = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/cache-revalidation-handler.js
+// node_modules/undici/lib/handler/cache-revalidation-handler.js
 var require_cache_revalidation_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/cache-revalidation-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/cache-revalidation-handler.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var CacheRevalidationHandler = class {
@@ -49922,9 +49922,9 @@ var require_cache_revalidation_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/cache.js
+// node_modules/undici/lib/interceptor/cache.js
 var require_cache2 = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/cache.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/cache.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = __require("node:stream");
@@ -50432,9 +50432,9 @@ var require_cache2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/decompress.js
+// node_modules/undici/lib/interceptor/decompress.js
 var require_decompress = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/decompress.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/decompress.js"(exports2, module) {
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = __require("node:zlib");
     var { pipeline, Transform: TransformStream2 } = __require("node:stream");
@@ -50909,9 +50909,9 @@ var require_decompress = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/handler/deduplication-handler.js
+// node_modules/undici/lib/handler/deduplication-handler.js
 var require_deduplication_handler = __commonJS({
-  "../main/node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module) {
+  "node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module) {
     "use strict";
     var { RequestAbortedError } = require_errors3();
     var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
@@ -51300,9 +51300,9 @@ var require_deduplication_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/interceptor/deduplicate.js
+// node_modules/undici/lib/interceptor/deduplicate.js
 var require_deduplicate = __commonJS({
-  "../main/node_modules/undici/lib/interceptor/deduplicate.js"(exports2, module) {
+  "node_modules/undici/lib/interceptor/deduplicate.js"(exports2, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util = require_util2();
@@ -51385,9 +51385,9 @@ var require_deduplicate = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/cache/sqlite-cache-store.js
+// node_modules/undici/lib/cache/sqlite-cache-store.js
 var require_sqlite_cache_store = __commonJS({
-  "../main/node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module) {
+  "node_modules/undici/lib/cache/sqlite-cache-store.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache();
@@ -51749,9 +51749,9 @@ var require_sqlite_cache_store = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/headers.js
+// node_modules/undici/lib/web/fetch/headers.js
 var require_headers = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/headers.js"(exports2, module) {
     "use strict";
     var { kConstruct } = require_symbols();
     var { kEnumerableProperty } = require_util2();
@@ -52210,9 +52210,9 @@ var require_headers = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/response.js
+// node_modules/undici/lib/web/fetch/response.js
 var require_response = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/response.js"(exports2, module) {
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, streamRegistry, bodyUnusable } = require_body();
@@ -52632,9 +52632,9 @@ var require_response = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/request.js
+// node_modules/undici/lib/web/fetch/request.js
 var require_request2 = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/request.js"(exports2, module) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
@@ -53388,9 +53388,9 @@ var require_request2 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
+// node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js
 var require_subresource_integrity = __commonJS({
-  "../main/node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports2, module) {
+  "node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { runtimeFeatures } = require_runtime_features();
@@ -53526,9 +53526,9 @@ var require_subresource_integrity = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/fetch/index.js
+// node_modules/undici/lib/web/fetch/index.js
 var require_fetch = __commonJS({
-  "../main/node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
+  "node_modules/undici/lib/web/fetch/index.js"(exports2, module) {
     "use strict";
     var {
       makeNetworkError,
@@ -54670,9 +54670,9 @@ var require_fetch = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cache/util.js
+// node_modules/undici/lib/web/cache/util.js
 var require_util4 = __commonJS({
-  "../main/node_modules/undici/lib/web/cache/util.js"(exports2, module) {
+  "node_modules/undici/lib/web/cache/util.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
@@ -54700,9 +54700,9 @@ var require_util4 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cache/cache.js
+// node_modules/undici/lib/web/cache/cache.js
 var require_cache3 = __commonJS({
-  "../main/node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
+  "node_modules/undici/lib/web/cache/cache.js"(exports2, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kConstruct } = require_symbols();
@@ -55249,9 +55249,9 @@ var require_cache3 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cache/cachestorage.js
+// node_modules/undici/lib/web/cache/cachestorage.js
 var require_cachestorage = __commonJS({
-  "../main/node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
+  "node_modules/undici/lib/web/cache/cachestorage.js"(exports2, module) {
     "use strict";
     var { Cache } = require_cache3();
     var { webidl } = require_webidl();
@@ -55359,9 +55359,9 @@ var require_cachestorage = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cookies/constants.js
+// node_modules/undici/lib/web/cookies/constants.js
 var require_constants4 = __commonJS({
-  "../main/node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
+  "node_modules/undici/lib/web/cookies/constants.js"(exports2, module) {
     "use strict";
     var maxAttributeValueSize = 1024;
     var maxNameValuePairSize = 4096;
@@ -55372,9 +55372,9 @@ var require_constants4 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cookies/util.js
+// node_modules/undici/lib/web/cookies/util.js
 var require_util5 = __commonJS({
-  "../main/node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
+  "node_modules/undici/lib/web/cookies/util.js"(exports2, module) {
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
@@ -55584,9 +55584,9 @@ var require_util5 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cookies/parse.js
+// node_modules/undici/lib/web/cookies/parse.js
 var require_parse = __commonJS({
-  "../main/node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
+  "node_modules/undici/lib/web/cookies/parse.js"(exports2, module) {
     "use strict";
     var { collectASequenceOfCodePointsFast } = require_infra();
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants4();
@@ -55721,9 +55721,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/cookies/index.js
+// node_modules/undici/lib/web/cookies/index.js
 var require_cookies = __commonJS({
-  "../main/node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
+  "node_modules/undici/lib/web/cookies/index.js"(exports2, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
     var { stringify } = require_util5();
@@ -55856,9 +55856,9 @@ var require_cookies = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/events.js
+// node_modules/undici/lib/web/websocket/events.js
 var require_events = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/events.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { kEnumerableProperty } = require_util2();
@@ -56124,9 +56124,9 @@ var require_events = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/constants.js
+// node_modules/undici/lib/web/websocket/constants.js
 var require_constants5 = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/constants.js"(exports2, module) {
     "use strict";
     var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     var staticPropertyDescriptors = {
@@ -56180,9 +56180,9 @@ var require_constants5 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/util.js
+// node_modules/undici/lib/web/websocket/util.js
 var require_util6 = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/util.js"(exports2, module) {
     "use strict";
     var { states, opcodes } = require_constants5();
     var { isUtf8 } = __require("node:buffer");
@@ -56357,9 +56357,9 @@ var require_util6 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/frame.js
+// node_modules/undici/lib/web/websocket/frame.js
 var require_frame = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/frame.js"(exports2, module) {
     "use strict";
     var { runtimeFeatures } = require_runtime_features();
     var { maxUnsigned16Bit, opcodes } = require_constants5();
@@ -56462,9 +56462,9 @@ var require_frame = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/connection.js
+// node_modules/undici/lib/web/websocket/connection.js
 var require_connection = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/connection.js"(exports2, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5();
     var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util6();
@@ -56624,9 +56624,9 @@ var require_connection = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/permessage-deflate.js
+// node_modules/undici/lib/web/websocket/permessage-deflate.js
 var require_permessage_deflate = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports2, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util6();
@@ -56706,9 +56706,9 @@ var require_permessage_deflate = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/receiver.js
+// node_modules/undici/lib/web/websocket/receiver.js
 var require_receiver = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/receiver.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var assert = __require("node:assert");
@@ -57074,9 +57074,9 @@ var require_receiver = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/sender.js
+// node_modules/undici/lib/web/websocket/sender.js
 var require_sender = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/sender.js"(exports2, module) {
     "use strict";
     var { WebsocketFrameSend } = require_frame();
     var { opcodes, sendHints } = require_constants5();
@@ -57161,9 +57161,9 @@ var require_sender = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/websocket.js
+// node_modules/undici/lib/web/websocket/websocket.js
 var require_websocket = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/websocket.js"(exports2, module) {
     "use strict";
     var { isArrayBuffer } = __require("node:util/types");
     var { webidl } = require_webidl();
@@ -57651,9 +57651,9 @@ var require_websocket = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/stream/websocketerror.js
+// node_modules/undici/lib/web/websocket/stream/websocketerror.js
 var require_websocketerror = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/stream/websocketerror.js"(exports2, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { validateCloseCodeAndReason } = require_util6();
@@ -57731,9 +57731,9 @@ var require_websocketerror = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/websocket/stream/websocketstream.js
+// node_modules/undici/lib/web/websocket/stream/websocketstream.js
 var require_websocketstream = __commonJS({
-  "../main/node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports2, module) {
+  "node_modules/undici/lib/web/websocket/stream/websocketstream.js"(exports2, module) {
     "use strict";
     var { createDeferredPromise } = require_promise();
     var { environmentSettingsObject } = require_util3();
@@ -58042,9 +58042,9 @@ var require_websocketstream = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/eventsource/util.js
+// node_modules/undici/lib/web/eventsource/util.js
 var require_util7 = __commonJS({
-  "../main/node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
+  "node_modules/undici/lib/web/eventsource/util.js"(exports2, module) {
     "use strict";
     function isValidLastEventId(value2) {
       return value2.indexOf("\0") === -1;
@@ -58063,9 +58063,9 @@ var require_util7 = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js
+// node_modules/undici/lib/web/eventsource/eventsource-stream.js
 var require_eventsource_stream = __commonJS({
-  "../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
+  "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports2, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
@@ -58469,9 +58469,9 @@ ${value2}`;
   }
 });
 
-// ../main/node_modules/undici/lib/web/eventsource/eventsource.js
+// node_modules/undici/lib/web/eventsource/eventsource.js
 var require_eventsource = __commonJS({
-  "../main/node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
+  "node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module) {
     "use strict";
     var { pipeline } = __require("node:stream");
     var { fetching } = require_fetch();
@@ -58789,9 +58789,9 @@ var require_eventsource = __commonJS({
   }
 });
 
-// ../main/node_modules/undici/index.js
+// node_modules/undici/index.js
 var require_undici = __commonJS({
-  "../main/node_modules/undici/index.js"(exports2, module) {
+  "node_modules/undici/index.js"(exports2, module) {
     "use strict";
     var Client = require_client();
     var Dispatcher = require_dispatcher();
@@ -61194,14 +61194,27 @@ function assemblePlanCalendar(input) {
     });
   }
   const changeWindow = input.changeWindows !== void 0 ? checkWindow(input) : void 0;
-  if (tasks.length === 0 && changeWindow === void 0) return void 0;
+  const paused = input.pauseScheduler === true ? listPausedRuns(input) : void 0;
+  if (tasks.length === 0 && changeWindow === void 0 && paused === void 0) return void 0;
   return {
     at: input.now.toISOString(),
     zone: input.zone,
     dueMarginMinutes: input.dueMarginMinutes,
     tasks,
-    ...changeWindow !== void 0 ? { changeWindow } : {}
+    ...withDefined({ changeWindow, paused })
   };
+}
+function listPausedRuns(input) {
+  const until = new Date(input.now.getTime() + input.dueMarginMinutes * 6e4);
+  const runs = [];
+  for (const task of input.liveTasks.values()) {
+    if (!isRecord(task) || typeof task.Name !== "string") continue;
+    const schedules = liveSchedules(task, input.dateListNames);
+    for (const run of listNextRuns(schedules, { zone: input.zone, dateLists: input.dateLists, from: input.now, until, count: 100 }))
+      runs.push({ address: formatAddress("Task", task.Name), start: run.start });
+  }
+  runs.sort((a, b) => a.start - b.start || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { minutes: input.dueMarginMinutes, runs: runs.map((r) => ({ address: r.address, start: new Date(r.start).toISOString() })) };
 }
 function checkWindow(input) {
   return judgeWindowsNow(
@@ -61297,6 +61310,7 @@ var init_plan_calendar = __esm({
   "src/schedule/plan-calendar.ts"() {
     "use strict";
     init_is_record();
+    init_address();
     init_vocabulary();
     init_change_window();
     init_next_runs();
@@ -61336,8 +61350,10 @@ async function addPlanCalendar(plan, live, input) {
     (c) => c.kind === "Task" && (c.action === "update" || c.action === "replace" || c.action === "delete") && c.liveId !== void 0
   );
   const windows = input.env.changeWindows;
-  if (written.length === 0 && windows === void 0) return plan;
-  const needDateLists = (windows?.freeze ?? []).some((f) => "dateList" in f) || written.some((c) => liveSchedules(liveTasks.get(c.liveId), /* @__PURE__ */ new Map()).some((s) => (s.DateListRef ?? []).length > 0));
+  const pauseScheduler = input.pauseScheduler === true && live?.automation?.tasks !== void 0 && plan.changes.some((c) => isWriteAction(c.action));
+  if (written.length === 0 && windows === void 0 && !pauseScheduler) return plan;
+  const scheduled = pauseScheduler ? [...liveTasks.values()] : written.map((c) => liveTasks.get(c.liveId));
+  const needDateLists = (windows?.freeze ?? []).some((f) => "dateList" in f) || scheduled.some((task) => liveSchedules(task, /* @__PURE__ */ new Map()).some((s) => (s.DateListRef ?? []).length > 0));
   const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
   const assembled = assemblePlanCalendar({
     changes: written,
@@ -61347,6 +61363,7 @@ async function addPlanCalendar(plan, live, input) {
     zone: calendar.zone,
     now: input.now,
     dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
+    pauseScheduler,
     ...windows !== void 0 ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) } : {}
   });
   return assembled === void 0 ? plan : { ...plan, calendar: assembled };
@@ -61385,6 +61402,7 @@ var init_server_calendar = __esm({
     init_errors();
     init_is_record();
     init_with_defined();
+    init_model9();
     init_model2();
     init_plan_calendar();
     init_server_zone();
@@ -62407,7 +62425,12 @@ async function planManifests(manifests, input, ctx) {
   if (result.plan === void 0) return { diagnostics: reportOf(manifests, result.diagnostics) };
   const unresolved = await secretWarnings(result.plan, manifests, input.confinement, ctx);
   return {
-    plan: await addPlanCalendar(result.plan, result.live, { reader: input.readers.automation, env: input.env, now: (ctx.now ?? readClock(ctx.env))() }),
+    plan: await addPlanCalendar(result.plan, result.live, {
+      reader: input.readers.automation,
+      env: input.env,
+      now: (ctx.now ?? readClock(ctx.env))(),
+      ...withDefined({ pauseScheduler: input.pauseScheduler })
+    }),
     diagnostics: reportOf(manifests, unresolved.length > 0 ? sortDiagnostics([...result.diagnostics, ...unresolved]) : result.diagnostics)
   };
 }
@@ -64049,7 +64072,7 @@ var init_xml_checker = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/util.js
+// node_modules/fast-xml-parser/src/util.js
 function getAllMatches(string, regex) {
   const matches = [];
   let match = regex.exec(string);
@@ -64070,7 +64093,7 @@ function isExist(v) {
 }
 var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
 var init_util = __esm({
-  "../main/node_modules/fast-xml-parser/src/util.js"() {
+  "node_modules/fast-xml-parser/src/util.js"() {
     "use strict";
     nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
     nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
@@ -64096,7 +64119,7 @@ var init_util = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/validator.js
+// node_modules/fast-xml-parser/src/validator.js
 function validate(xmlData, options) {
   options = Object.assign({}, defaultOptions, options);
   const tags = [];
@@ -64442,7 +64465,7 @@ function getPositionFromMatch(match) {
 }
 var defaultOptions, doubleQuote, singleQuote;
 var init_validator = __esm({
-  "../main/node_modules/fast-xml-parser/src/validator.js"() {
+  "node_modules/fast-xml-parser/src/validator.js"() {
     "use strict";
     init_util();
     defaultOptions = {
@@ -64455,10 +64478,10 @@ var init_validator = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/entities.js
+// node_modules/@nodable/entities/src/entities.js
 var CURRENCY, XML, COMMON_HTML;
 var init_entities = __esm({
-  "../main/node_modules/@nodable/entities/src/entities.js"() {
+  "node_modules/@nodable/entities/src/entities.js"() {
     CURRENCY = {
       cent: "\xA2",
       pound: "\xA3",
@@ -64508,7 +64531,7 @@ var init_entities = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/EntityDecoder.js
+// node_modules/@nodable/entities/src/EntityDecoder.js
 function validateEntityName(name) {
   if (name[0] === "#") {
     throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
@@ -64557,7 +64580,7 @@ function parseNCRConfig(ncr) {
 }
 var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
 var init_EntityDecoder = __esm({
-  "../main/node_modules/@nodable/entities/src/EntityDecoder.js"() {
+  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
     init_entities();
     ENTITY_ACTION = Object.freeze({
       /** Resolve and expand the entity normally. */
@@ -64958,15 +64981,15 @@ var init_EntityDecoder = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/index.js
+// node_modules/@nodable/entities/src/index.js
 var init_src = __esm({
-  "../main/node_modules/@nodable/entities/src/index.js"() {
+  "node_modules/@nodable/entities/src/index.js"() {
     init_EntityDecoder();
     init_entities();
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 function validatePropertyName(propertyName, optionName) {
   if (typeof propertyName !== "string") {
     return;
@@ -65015,7 +65038,7 @@ function normalizeProcessEntities(value2, htmlEntities) {
 }
 var defaultOnDangerousProperty, defaultOptions2, buildOptions;
 var init_OptionsBuilder = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
     init_util();
     defaultOnDangerousProperty = (name) => {
       if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
@@ -65107,10 +65130,10 @@ var init_OptionsBuilder = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL, XmlNode;
 var init_xmlNode = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
     "use strict";
     if (typeof Symbol !== "function") {
       METADATA_SYMBOL = "@@xmlMetadata";
@@ -65155,10 +65178,10 @@ var init_xmlNode = __esm({
   }
 });
 
-// ../main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
 var init_src2 = __esm({
-  "../main/node_modules/xml-naming/src/index.js"() {
+  "node_modules/xml-naming/src/index.js"() {
     nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
     nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
     nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -65188,7 +65211,7 @@ var init_src2 = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 function hasSeq(data, seq, i) {
   for (let j = 0; j < seq.length; j++) {
     if (seq[j] !== data[i + j + 1]) return false;
@@ -65203,7 +65226,7 @@ function validateEntityName2(name, xmlVersion) {
 }
 var DocTypeReader, skipWhitespace;
 var init_DocTypeReader = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
     init_src2();
     DocTypeReader = class {
       constructor(options, xmlVersion) {
@@ -65485,10 +65508,10 @@ var init_DocTypeReader = __esm({
   }
 });
 
-// ../main/node_modules/anynum/digitTable.js
+// node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
 var init_digitTable = __esm({
-  "../main/node_modules/anynum/digitTable.js"() {
+  "node_modules/anynum/digitTable.js"() {
     SCRIPT_ZEROS = [
       // Basic Latin (ASCII) — included for completeness / pass-through
       48,
@@ -65640,7 +65663,7 @@ var init_digitTable = __esm({
   }
 });
 
-// ../main/node_modules/anynum/anynum.js
+// node_modules/anynum/anynum.js
 function anynum(str2) {
   if (typeof str2 !== "string") return str2;
   const len = str2.length;
@@ -65714,7 +65737,7 @@ function anynum(str2) {
 }
 var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
 var init_anynum = __esm({
-  "../main/node_modules/anynum/anynum.js"() {
+  "node_modules/anynum/anynum.js"() {
     "use strict";
     init_digitTable();
     CHAR_0 = 48;
@@ -65725,7 +65748,7 @@ var init_anynum = __esm({
   }
 });
 
-// ../main/node_modules/strnum/strnum.js
+// node_modules/strnum/strnum.js
 function toNumber(str2, options = {}) {
   options = Object.assign({}, consider, options);
   if (!str2 || typeof str2 !== "string") return str2;
@@ -65848,7 +65871,7 @@ function handleInfinity(str2, num2, options) {
 }
 var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
 var init_strnum = __esm({
-  "../main/node_modules/strnum/strnum.js"() {
+  "node_modules/strnum/strnum.js"() {
     init_anynum();
     hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
     binRegex = /^0b[01]+$/;
@@ -65870,7 +65893,7 @@ var init_strnum = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -65890,14 +65913,14 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 var init_ignoreAttributes = __esm({
-  "../main/node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
+  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression;
 var init_Expression = __esm({
-  "../main/node_modules/path-expression-matcher/src/Expression.js"() {
+  "node_modules/path-expression-matcher/src/Expression.js"() {
     Expression = class {
       /**
        * Create a new Expression
@@ -66062,10 +66085,10 @@ var init_Expression = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/ExpressionSet.js
+// node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet;
 var init_ExpressionSet = __esm({
-  "../main/node_modules/path-expression-matcher/src/ExpressionSet.js"() {
+  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
     ExpressionSet = class {
       constructor() {
         this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -66236,10 +66259,10 @@ var init_ExpressionSet = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView, Matcher;
 var init_Matcher = __esm({
-  "../main/node_modules/path-expression-matcher/src/Matcher.js"() {
+  "node_modules/path-expression-matcher/src/Matcher.js"() {
     MatcherView = class {
       /**
        * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -66758,19 +66781,19 @@ var init_Matcher = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/index.js
+// node_modules/path-expression-matcher/src/index.js
 var init_src3 = __esm({
-  "../main/node_modules/path-expression-matcher/src/index.js"() {
+  "node_modules/path-expression-matcher/src/index.js"() {
     init_Expression();
     init_Matcher();
     init_ExpressionSet();
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/html.js
+// node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS, html_default;
 var init_html = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/html.js"() {
+  "node_modules/is-unsafe/src/contexts/html.js"() {
     HTML_PATTERNS = [
       {
         id: "html-script-open",
@@ -66865,10 +66888,10 @@ var init_html = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/xml.js
+// node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS, xml_default;
 var init_xml = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/xml.js"() {
+  "node_modules/is-unsafe/src/contexts/xml.js"() {
     XML_PATTERNS = [
       {
         id: "xml-cdata-injection",
@@ -66938,10 +66961,10 @@ var init_xml = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/svg.js
+// node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS, svg_default;
 var init_svg = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/svg.js"() {
+  "node_modules/is-unsafe/src/contexts/svg.js"() {
     SVG_PATTERNS = [
       {
         id: "svg-script-element",
@@ -67015,10 +67038,10 @@ var init_svg = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/sql.js
+// node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS, sql_default;
 var init_sql = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/sql.js"() {
+  "node_modules/is-unsafe/src/contexts/sql.js"() {
     SQL_PATTERNS = [
       {
         id: "sql-block-comment-open",
@@ -67102,10 +67125,10 @@ var init_sql = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/shell.js
+// node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS, shell_default;
 var init_shell = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/shell.js"() {
+  "node_modules/is-unsafe/src/contexts/shell.js"() {
     SHELL_PATTERNS = [
       {
         id: "shell-path-traversal-unix",
@@ -67205,10 +67228,10 @@ var init_shell = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/redos.js
+// node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS, redos_default;
 var init_redos = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/redos.js"() {
+  "node_modules/is-unsafe/src/contexts/redos.js"() {
     REDOS_PATTERNS = [
       {
         id: "redos-nested-quantifier-plus",
@@ -67259,10 +67282,10 @@ var init_redos = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/nosql.js
+// node_modules/is-unsafe/src/contexts/nosql.js
 var sep8, NOSQL_PATTERNS, nosql_default;
 var init_nosql = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/nosql.js"() {
+  "node_modules/is-unsafe/src/contexts/nosql.js"() {
     sep8 = `["'\\s]*:`;
     NOSQL_PATTERNS = [
       // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -67354,10 +67377,10 @@ var init_nosql = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/log.js
+// node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS, log_default;
 var init_log2 = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/log.js"() {
+  "node_modules/is-unsafe/src/contexts/log.js"() {
     LOG_PATTERNS = [
       // ─── CRLF / newline injection ─────────────────────────────────────────────
       {
@@ -67433,10 +67456,10 @@ var init_log2 = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/sql-strict.js
+// node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
 var init_sql_strict = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/sql-strict.js"() {
+  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
     init_sql();
     SQL_STRICT_EXTRA = [
       {
@@ -67460,7 +67483,7 @@ var init_sql_strict = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/util/decode-entities.js
+// node_modules/is-unsafe/src/util/decode-entities.js
 function decodeEntities(input) {
   if (input.indexOf("&") === -1) return input;
   return input.replace(ENTITY_RE, (match, hex2, dec, name) => {
@@ -67474,7 +67497,7 @@ function decodeEntities(input) {
 }
 var NAMED2, ENTITY_RE;
 var init_decode_entities = __esm({
-  "../main/node_modules/is-unsafe/src/util/decode-entities.js"() {
+  "node_modules/is-unsafe/src/util/decode-entities.js"() {
     NAMED2 = Object.freeze({
       colon: ":",
       Tab: "	",
@@ -67484,7 +67507,7 @@ var init_decode_entities = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/index.js
+// node_modules/is-unsafe/src/index.js
 function assertString(value2) {
   if (typeof value2 !== "string") {
     throw new TypeError(
@@ -67545,7 +67568,7 @@ function isUnsafe(value2, context) {
 }
 var VALID_CONTEXTS;
 var init_src4 = __esm({
-  "../main/node_modules/is-unsafe/src/index.js"() {
+  "node_modules/is-unsafe/src/index.js"() {
     init_html();
     init_xml();
     init_sql_strict();
@@ -67584,7 +67607,7 @@ var init_src4 = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -67939,7 +67962,7 @@ function sanitizeName(name, options) {
 }
 var OrderedObjParser, attrsRegx, parseXml;
 var init_OrderedObjParser = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
     "use strict";
     init_util();
     init_xmlNode();
@@ -68238,7 +68261,7 @@ var init_OrderedObjParser = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
@@ -68350,17 +68373,17 @@ function isLeafTag(obj, options) {
 }
 var METADATA_SYMBOL2;
 var init_node2json = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
     "use strict";
     init_xmlNode();
     METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser;
 var init_XMLParser = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
     init_OptionsBuilder();
     init_OrderedObjParser();
     init_node2json();
@@ -68431,10 +68454,10 @@ var init_XMLParser = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/fxp.js
+// node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator;
 var init_fxp = __esm({
-  "../main/node_modules/fast-xml-parser/src/fxp.js"() {
+  "node_modules/fast-xml-parser/src/fxp.js"() {
     "use strict";
     init_validator();
     init_XMLParser();
@@ -69377,7 +69400,8 @@ async function applyEnvironment(options, ctx) {
           confinement: secretConfinementOf(config),
           ...prune?.off ? { pruneOff: prune.off } : {},
           ...options.targets !== void 0 && options.targets.length > 0 ? { targets: options.targets } : {},
-          ...options.rotatePasswords === true ? { rotatePasswords: true } : {}
+          ...options.rotatePasswords === true ? { rotatePasswords: true } : {},
+          ...withDefined({ pauseScheduler: options.pauseScheduler })
         },
         ctx
       );
@@ -72544,8 +72568,21 @@ function inWords(ms) {
   return `in ${Math.round(minutes / 1440)} days`;
 }
 function calendarTextLines(calendar) {
-  if (calendar === void 0 || calendar.tasks.length === 0) return [];
-  return ["", schedulesHeadline(calendar), ...calendar.tasks.map((t) => `  ${describeTaskRuns(t, calendar)}`)];
+  if (calendar === void 0) return [];
+  const tasks = calendar.tasks.length === 0 ? [] : ["", schedulesHeadline(calendar), ...calendar.tasks.map((t) => `  ${describeTaskRuns(t, calendar)}`)];
+  const paused = calendar.paused === void 0 ? [] : ["", pausedHeadline(calendar), ...calendar.paused.runs.map((r) => `  ${describePausedRun(r, calendar)}`)];
+  return [...tasks, ...paused];
+}
+function pausedHeadline(calendar) {
+  const paused = calendar.paused;
+  const count4 = paused.runs.length;
+  const window2 = `the next ${paused.minutes} min (the due margin, taken as the apply's time)`;
+  if (count4 === 0) return `--pause-scheduler: no task is due to run in ${window2}.`;
+  return `--pause-scheduler: ${count4} ${count4 === 1 ? "run falls" : "runs fall"} in ${window2} and may be missed while the scheduler is stopped (the server makes up at most one missed run per task):`;
+}
+function describePausedRun(run, calendar) {
+  const start = Date.parse(run.start);
+  return `${escapeControl(run.address)}: ${shortTime(start, calendar.zone)} (${inWords(start - Date.parse(calendar.at))})`;
 }
 var MARKDOWN_TASKS = 20;
 function calendarMarkdownBlocks(calendar) {
@@ -72564,6 +72601,18 @@ function calendarMarkdownBlocks(calendar) {
         "",
         ...shown.map((t) => `- ${escapeMd(describeTaskRuns(t, calendar))}`),
         ...more2 > 0 ? [`- and ${more2} more (the JSON plan lists every one)`] : []
+      ].join("\n")
+    );
+  }
+  if (calendar.paused !== void 0) {
+    const runs = calendar.paused.runs;
+    const shown = runs.slice(0, MARKDOWN_TASKS);
+    blocks.push(
+      [
+        `**${escapeMd(pausedHeadline(calendar))}**`,
+        ...shown.length > 0 ? [""] : [],
+        ...shown.map((r) => `- ${escapeMd(describePausedRun(r, calendar))}`),
+        ...runs.length > shown.length ? [`- and ${runs.length - shown.length} more (the JSON plan lists every one)`] : []
       ].join("\n")
     );
   }
