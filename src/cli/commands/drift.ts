@@ -76,6 +76,7 @@ export async function runDrift(g: GlobalOptions, opts: DriftCommandOptions, io: 
 async function runAdopt(g: GlobalOptions, opts: DriftCommandOptions, parallelism: number, io: CommandIo, deps: DriftDependencies): Promise<number> {
   if (g.format !== 'text') throw new ConfigError(`drift --adopt prints text only, not --format ${g.format}`);
   if (opts.report !== undefined) throw new ConfigError('--report goes with drift, not drift --adopt');
+  if (opts.expiringWithin !== undefined) throw new ConfigError('--expiring-within goes with drift, not drift --adopt (adoption lists no keys)');
   const ctx = { ...cliContext(g, io), ...withDefined({ now: deps.now }) };
   let result: Awaited<ReturnType<typeof adoptDrift>>;
   try {
