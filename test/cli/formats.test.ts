@@ -52,9 +52,12 @@ describe('a --format a command does not print', () => {
 
   it('--format github of plan and drift is annotations at the manifest lines, then the markdown', async () => {
     const dir = applyWorkdir(emulator);
+    // The two runs are compared line for line, and the plan's schedules say "in N min" from now:
+    // the clock is pinned so that a minute (or the due margin) passing between them changes nothing.
+    const env = { ...APPLY_ENV, MFTOPS_NOW: '2026-11-27T12:00:30Z' };
     for (const command of ['plan', 'drift']) {
-      const github = await runCli([command, '--format', 'github'], { cwd: dir, env: APPLY_ENV });
-      const markdown = await runCli([command, '--format', 'markdown'], { cwd: dir, env: APPLY_ENV });
+      const github = await runCli([command, '--format', 'github'], { cwd: dir, env });
+      const markdown = await runCli([command, '--format', 'markdown'], { cwd: dir, env });
       const commands = github.stdout.split('\n').filter((l) => l.startsWith('::'));
       expect(commands.length, command).toBeGreaterThan(0);
       expect(
