@@ -394,7 +394,10 @@ async function applyThePlanNow(plan: Plan, r: ApplyRun, ctx: AppContext): Promis
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...(r.signal ? { signal: r.signal } : {}),
     ...(r.window?.overrideReason !== undefined || r.window?.pinnedClock !== undefined ? { openLedger: openLedgerNoting(r.window) } : {}),
-    // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
+    // Every service of the environment: the automation export, the ACLs of the folders the plan
+    // touches. Begun with the stale check (its export needs none of the check's answers); kept only
+    // when the check passes and the export holds what the check read.
+    snapshotWithStaleCheck: true,
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;

@@ -17,7 +17,7 @@ import type { SecretContext } from './secrets.js';
 import { readSnapshotBaseline } from './snapshot-baseline.js';
 import type { ExportBaseline } from '../snapshot/model.js';
 import { findStaleObjects, readTouchedObjects } from './stale-check.js';
-import type { StaleCheckReaders } from './stale-check.js';
+import type { StaleCheckReaders, TouchedObjects } from './stale-check.js';
 import { findMovedNames } from './moved-names.js';
 import type { ChangeGate } from './running-tasks.js';
 import { withDefined } from '../with-defined.js';
@@ -50,7 +50,17 @@ export interface ApplyPlanInput {
    * folders), holding at least `baseline` (what the server held a moment before). Throws a
    * `SnapshotError` when it cannot: then nothing is written.
    */
-  readonly takeSnapshot: (folders: readonly string[], baseline: ExportBaseline) => Promise<{ readonly id: string; readonly path: string }>;
+  readonly takeSnapshot: (
+    folders: readonly string[],
+    baseline: ExportBaseline | Promise<ExportBaseline>,
+  ) => Promise<{ readonly id: string; readonly path: string }>;
+  /**
+   * True: `takeSnapshot` is called as the stale check starts, so that its reads (the export) go
+   * beside the check's instead of after them; `baseline` is then a promise, which rejects when the
+   * check does not pass (stale, a read failed, Ctrl-C): the snapshot must then keep nothing, and
+   * apply waits for it to settle before it reports. False: called once the check passed.
+   */
+  readonly snapshotWithStaleCheck?: boolean;
   /** Check the applied changes afterwards (re-plan, or payloads; see `VerifyMode`). */
   readonly verify: (applied: readonly AppliedChange[]) => Promise<VerifyResult>;
   /** Ctrl-C. Before the first write: nothing is written; after: see `executeChanges`. */
@@ -110,19 +120,42 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
   if (input.signal?.aborted) return interrupted();
 
   input.onPhase?.('stale-check');
-  const touched = await readTouchedObjects(writes, input.readers, input.parallelism);
+  const folders = touchedFolders(writes);
+  const touchedRead = readTouchedObjects(writes, input.readers, input.parallelism);
+  const baselineRead = readSnapshotBaseline(writes, touchedRead, input.readers, folders);
+  // Handled here; awaited below, in the order the outcomes were always judged: stale first.
+  baselineRead.catch(() => undefined);
+  const early = input.snapshotWithStaleCheck === true ? startSnapshot(input.takeSnapshot, folders) : undefined;
+  let touched: TouchedObjects;
+  try {
+    touched = await touchedRead;
+  } catch (err) {
+    await early?.cancel();
+    throw err;
+  }
   const stale = findStaleObjects(writes, touched);
   // A name that resolves to another principal now would send the plan's grant to it: refused like a moved object.
   const movedNames = findMovedNames(writes, touched.names);
-  if (stale.length > 0 || movedNames.length > 0)
+  if (stale.length > 0 || movedNames.length > 0) {
+    await early?.cancel();
     return { ...base, outcome: 'stale', stale, ...(movedNames.length > 0 ? { movedNames } : {}), stats: stats([]) };
-  if (input.signal?.aborted) return interrupted();
+  }
+  if (input.signal?.aborted) {
+    await early?.cancel();
+    return interrupted();
+  }
 
   input.onPhase?.('snapshot');
   let snapshot: { readonly id: string; readonly path: string };
-  const folders = touchedFolders(writes);
   try {
-    snapshot = await input.takeSnapshot(folders, await readSnapshotBaseline(writes, touched, input.readers, folders));
+    let baseline: ExportBaseline;
+    try {
+      baseline = await baselineRead;
+    } catch (err) {
+      await early?.cancel();
+      throw err;
+    }
+    snapshot = await (early ? early.save(baseline) : input.takeSnapshot(folders, baseline));
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     return { ...base, outcome: 'no-snapshot', problems: [`${err.message}; nothing was applied`], stats: stats([]) };
@@ -186,6 +219,37 @@ export async function applyPlan(input: ApplyPlanInput): Promise<ApplyReport> {
     ledger: ledger.path,
     verification,
     stats: stats(executed.results, executed.retriedAfterReread),
+  };
+}
+
+/** A snapshot begun before its baseline is known (`snapshotWithStaleCheck`). */
+interface EarlySnapshot {
+  /** Give the baseline; the snapshot as `takeSnapshot` ends. */
+  save(baseline: ExportBaseline): Promise<{ readonly id: string; readonly path: string }>;
+  /** The check did not pass: the baseline is refused, and the snapshot (which then keeps nothing) waited for. */
+  cancel(): Promise<void>;
+}
+
+function startSnapshot(take: ApplyPlanInput['takeSnapshot'], folders: readonly string[]): EarlySnapshot {
+  let give!: (baseline: ExportBaseline) => void;
+  let refuse!: (err: Error) => void;
+  const baseline = new Promise<ExportBaseline>((resolve, reject) => {
+    give = resolve;
+    refuse = reject;
+  });
+  // Awaited by the snapshot only after its reads: handled now, so an early refusal is not unhandled.
+  baseline.catch(() => undefined);
+  const taking = take(folders, baseline);
+  taking.catch(() => undefined);
+  return {
+    save: (b) => {
+      give(b);
+      return taking;
+    },
+    cancel: async () => {
+      refuse(new Error('the stale check did not pass: no snapshot'));
+      await taking.catch(() => undefined);
+    },
   };
 }
 

@@ -13,13 +13,23 @@ import type { StaleCheckReaders, TouchedObjects } from './stale-check.js';
  */
 export async function readSnapshotBaseline(
   changes: readonly Change[],
-  touched: TouchedObjects,
+  touchedRead: TouchedObjects | Promise<TouchedObjects>,
   readers: StaleCheckReaders,
   folders: readonly string[],
 ): Promise<ExportBaseline> {
   const automation = readers.automation;
+  // A list the stale check does not read (no change of its kind) is read at once, beside it.
+  const kinds = new Set(changes.map((c) => c.kind));
+  const [touched, ownTasks, ownAcls] = await Promise.all([
+    touchedRead,
+    automation && !kinds.has('Task') ? automation.listTasks() : undefined,
+    automation && !kinds.has('ResourceGroupAcl') ? automation.listResourceGroupAcls() : undefined,
+  ]);
   const [tasks, acls] = automation
-    ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()])
+    ? await Promise.all([
+        touched.kinds.Task?.list ?? ownTasks ?? automation.listTasks(),
+        touched.kinds.ResourceGroupAcl?.list ?? ownAcls ?? automation.listResourceGroupAcls(),
+      ])
     : [undefined, undefined];
   const changed = (kind: Change['kind']): string[] =>
     changes.flatMap((c) => (c.kind === kind && c.action !== 'create' && c.liveId !== undefined ? [c.liveId] : []));

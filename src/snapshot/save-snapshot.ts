@@ -75,9 +75,11 @@ export interface SaveSnapshotOptions {
   readonly logger?: Logger;
   /**
    * What the server held a moment before (apply: the lists it just read, the objects it will
-   * change): a snapshot that lacks any of it is not saved (see export-check.ts).
+   * change): a snapshot that lacks any of it is not saved (see export-check.ts). A promise is
+   * awaited after the reads, before anything is kept: apply starts the export with its stale
+   * check, and a rejection (the check did not pass) leaves nothing behind, as any failure does.
    */
-  readonly baseline?: ExportBaseline;
+  readonly baseline?: ExportBaseline | Promise<ExportBaseline>;
 }
 
 /**
@@ -87,6 +89,8 @@ export interface SaveSnapshotOptions {
  * {@link SnapshotError} says why: the caller must not go on to write.
  */
 export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotInfo> {
+  // Awaited only after the reads: a baseline refused meanwhile is handled there, not unhandled now.
+  if (opts.baseline instanceof Promise) opts.baseline.catch(() => undefined);
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
@@ -117,8 +121,9 @@ export async function saveSnapshot(opts: SaveSnapshotOptions): Promise<SnapshotI
     const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
     const accountsRead = opts.transfer ? await readLiveAccounts(opts.transfer) : undefined;
     if (accountsRead && 'notRead' in accountsRead) (opts.logger ?? silentLogger).warn(`users and groups not saved in the snapshot: ${accountsRead.notRead}`);
-    if (opts.baseline) {
-      const gaps = findSnapshotGaps({ ...(automation ? { automation: automation.contents } : {}), ...(saveTransfer ? { folders: saved } : {}) }, opts.baseline);
+    const baseline = await opts.baseline;
+    if (baseline) {
+      const gaps = findSnapshotGaps({ ...(automation ? { automation: automation.contents } : {}), ...(saveTransfer ? { folders: saved } : {}) }, baseline);
       if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join('; ')}: not a backup of this server`);
     }
     const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : undefined;
