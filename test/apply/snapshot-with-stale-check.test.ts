@@ -209,3 +209,13 @@ it('a plan with nothing to write begins no snapshot and asks for no export', asy
   expect(h.emulator.requestLog().filter((r) => r.path.endsWith('/config'))).toEqual([]);
   expect(snapshotFolder()).toEqual([]);
 });
+
+it('a plan made with errors is refused before any request: no snapshot begun, no export', async () => {
+  h.emulator.resetRequestLog();
+  const i = input({ plan: planOf(plan.changes, { errored: true }) });
+  const report = await applyPlan(i);
+  expect(report.outcome).toBe('refused');
+  expect(i.seen.events).toEqual([]);
+  expect(h.emulator.requestLog()).toEqual([]);
+  expect(snapshotFolder()).toEqual([]);
+});
