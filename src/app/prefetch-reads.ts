@@ -14,7 +14,8 @@ import type { AppContext } from './context.js';
  * later `readLiveState` goes through `readers`, whose calls take a started read instead of
  * sending it again, so the requests are the ones it would have sent, only earlier.
  *
- * Only documents that name their kind and object literally, for this environment, start reads:
+ * Reads start from the READ_AHEAD_AFTER_FILES-th file on (a small set sends nothing before it is
+ * checked). Only documents that name their kind and object literally, for this environment, start reads:
  * a guess that may be wrong costs a request. Reads are read-only; when a manifest turns out
  * invalid, `close` revokes the tokens and the started reads' outcomes are dropped unseen.
  */
@@ -28,6 +29,13 @@ export interface ReadPrefetch {
   /** Revoke the tokens, close the connections (as `OpenClients.close`). */
   close(): Promise<void>;
 }
+
+/**
+ * Reads start once this many files are parsed (the loader's first turn of the event loop, see
+ * FILES_PER_TURN in src/manifest/load.ts): a smaller set loads in less than a round trip, so
+ * reading ahead would gain nothing, and an invalid one still stops before any request.
+ */
+export const READ_AHEAD_AFTER_FILES = 50;
 
 /** Open the read-only clients of `services` and a prefetch over them for `env`'s manifests. */
 export async function startReadPrefetch(
@@ -113,8 +121,13 @@ export async function startReadPrefetch(
     );
   };
 
+  let files = 0;
+  /** What the files before READ_AHEAD_AFTER_FILES asked for, started with that file. */
+  let waiting: (() => void)[] | undefined = [];
   const onFile = (file: ParsedFile) => {
     if (stopped) return;
+    files++;
+    const act = (start: () => void) => (waiting !== undefined ? waiting.push(start) : start());
     for (const doc of file.documents) {
       const d = doc.data;
       if (!isRecord(d) || !isRecord(d.metadata)) continue;
@@ -122,9 +135,14 @@ export async function startReadPrefetch(
       if (names !== undefined && !(Array.isArray(names) && names.includes(env.name))) continue;
       const name = d.metadata.name;
       if (typeof name !== 'string' || name.includes('${')) continue;
-      if (d.kind === 'Task') startTaskReads();
-      else if (d.kind === 'ResourceGroupAcl') startAclReads();
-      else if (d.kind === 'FolderPermissions') addFolder(name);
+      if (d.kind === 'Task') act(startTaskReads);
+      else if (d.kind === 'ResourceGroupAcl') act(startAclReads);
+      else if (d.kind === 'FolderPermissions') act(() => addFolder(name));
+    }
+    if (waiting !== undefined && files >= READ_AHEAD_AFTER_FILES) {
+      const now = waiting;
+      waiting = undefined;
+      for (const start of now) start();
     }
   };
 

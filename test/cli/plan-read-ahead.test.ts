@@ -7,7 +7,7 @@ import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 
 /**
- * Issue 29: plan and drift start their reads while the manifests load (the tokens, the lists a
+ * Issue 29: plan and drift start their reads while the manifests load, from the 50th file on (the tokens, the lists a
  * task needs, the folder list and each managed folder's ACL). A manifest that turns out invalid
  * still ends the run with its one diagnostic line and exit 1, no write, the tokens revoked; a
  * read that failed meanwhile is not reported (the manifests' error comes first) and never
@@ -15,8 +15,8 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
  */
 
 const GOOD = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
-/** More folders than FOLDER_LIST_THRESHOLD, so that the folder list and their ACLs are read ahead. */
-const FOLDERS = 40;
+/** More files than READ_AHEAD_AFTER_FILES and folders than FOLDER_LIST_THRESHOLD: the folder list and their ACLs are read ahead. */
+const FOLDERS = 60;
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
