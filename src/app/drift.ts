@@ -7,7 +7,7 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
 import { readWhileLoading } from './read-while-loading.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { prepareRead, serverIdentities } from './environment.js';
+import { serverIdentities } from './environment.js';
 import type { ReadPrelude } from './environment.js';
 import type { LiveState } from '../live/model.js';
 import { reportOf } from './plan.js';

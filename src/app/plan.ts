@@ -12,7 +12,7 @@ import { openReadonlyClients, progressEvents } from './clients.js';
 import { readWhileLoading } from './read-while-loading.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
+import { countValidDocuments, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { writePlanFile } from './plan-file.js';
 import { withDefined } from '../with-defined.js';

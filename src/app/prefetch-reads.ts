@@ -63,20 +63,20 @@ export async function startReadPrefetch(
   const startTaskReads = () => {
     if (automation === undefined || tasksAhead) return;
     tasksAhead = true;
-    begin('info', () => automation.info());
-    begin('listTasks', () => automation.listTasks());
-    begin('listHosts', () => automation.listHosts());
-    begin('listCustomScripts', () => automation.listCustomScripts());
-    begin('listStandardScripts', () => automation.listStandardScripts());
-    begin('listDateLists', () => automation.listDateLists());
-    begin('listResourceGroups', () => automation.listResourceGroups());
+    void begin('info', () => automation.info());
+    void begin('listTasks', () => automation.listTasks());
+    void begin('listHosts', () => automation.listHosts());
+    void begin('listCustomScripts', () => automation.listCustomScripts());
+    void begin('listStandardScripts', () => automation.listStandardScripts());
+    void begin('listDateLists', () => automation.listDateLists());
+    void begin('listResourceGroups', () => automation.listResourceGroups());
   };
   const startAclReads = () => {
     if (automation === undefined || aclsAhead) return;
     aclsAhead = true;
-    begin('info', () => automation.info());
-    begin('listResourceGroups', () => automation.listResourceGroups());
-    begin('listResourceGroupAcls', () => automation.listResourceGroupAcls());
+    void begin('info', () => automation.info());
+    void begin('listResourceGroups', () => automation.listResourceGroups());
+    void begin('listResourceGroupAcls', () => automation.listResourceGroupAcls());
   };
 
   // Folders: their paths by key, in the order met; the list once more than the threshold are
