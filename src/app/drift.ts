@@ -5,8 +5,9 @@ import type { DriftReport } from '../drift/model.js';
 import { systemError } from '../errors.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
+import { readWhileLoading } from './read-while-loading.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { prepareRead, serverIdentities } from './environment.js';
+import { serverIdentities } from './environment.js';
 import type { ReadPrelude } from './environment.js';
 import type { LiveState } from '../live/model.js';
 import { reportOf } from './plan.js';
@@ -70,10 +71,11 @@ export async function detectEnvironmentDrift(
   options: Omit<DriftOptions, 'reportFile'> & { readonly unacknowledged?: readonly string[] },
   ctx: AppContext,
 ): Promise<DetectedDrift> {
-  const prelude = await prepareRead(options, ctx);
+  const ahead = await readWhileLoading(options, ctx);
+  const prelude = ahead.prelude;
   if (prelude.status === 'invalid') return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const clients = ahead.clients ?? (await openReadonlyClients(services, ctx, { parallelism }));
   let result: Awaited<ReturnType<typeof detectDrift>>;
   try {
     result = await detectDrift({

@@ -12,6 +12,8 @@ import type { DiagnosticsReport } from '../render/diagnostics.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { listSecretReferences } from '../manifest/secret-references.js';
+import type { ParsedFile } from '../manifest/parse.js';
+import { withDefined } from '../with-defined.js';
 
 /** The parts of a use case that come before the first request, shared by all of them. */
 
@@ -58,11 +60,12 @@ export async function loadEnvironmentManifests(
   ctx: Pick<AppContext, 'cwd'>,
   environment?: ManifestEnvironment,
   confinement?: SecretConfinement,
+  onFile?: (file: ParsedFile) => void,
 ): Promise<{ ok: boolean; manifests: ManifestSet }> {
   // Lazy (measured): the manifest loader (YAML, the schemas, cel-js for policies) loads only when
   // manifests are read; the commands that never read them (snapshot list, verify, diff) do not load it.
   const { loadManifests } = await import('../manifest/load.js');
-  const loaded = await loadManifests(paths, { cwd: ctx.cwd, ...(environment !== undefined ? { environment } : {}) });
+  const loaded = await loadManifests(paths, { cwd: ctx.cwd, ...withDefined({ environment, onFile }) });
   const refused = confinement !== undefined ? await confineSecretReferences(loaded, confinement, ctx) : [];
   const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
   return { ok: !hasErrors(manifests.diagnostics), manifests };
@@ -197,17 +200,30 @@ export type ReadPrelude =
       readonly parallelism: number;
     };
 
+/**
+ * `readAhead` (plan, drift): given the services once the configuration is read, it may start the
+ * reads before the manifests load (`startReadPrefetch`) and return what each parsed file is
+ * shown to. Not called when the credentials cannot be resolved: that error keeps its place, after
+ * the manifests'.
+ */
 export async function prepareRead(
   options: EnvironmentChoice & { readonly paths?: readonly string[]; readonly parallelism?: number; readonly prune?: boolean },
   ctx: Pick<AppContext, 'cwd' | 'env' | 'emit'>,
+  readAhead?: (services: readonly ResolvedService[], env: EnvironmentSettings, parallelism: number) => Promise<(file: ParsedFile) => void>,
 ): Promise<ReadPrelude> {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(
-    manifestPathsOf(options.paths, config, env, ctx),
-    ctx,
-    manifestEnvironmentOf(config, env),
-    secretConfinementOf(config),
-  );
+  const paths = manifestPathsOf(options.paths, config, env, ctx);
+  let onFile: ((file: ParsedFile) => void) | undefined;
+  if (readAhead !== undefined) {
+    let services: ResolvedService[] | undefined;
+    try {
+      services = resolveServices(config, env, ctx);
+    } catch {
+      services = undefined;
+    }
+    if (services !== undefined) onFile = await readAhead(services, env, options.parallelism ?? DEFAULTS.readParallelism);
+  }
+  const loaded = await loadEnvironmentManifests(paths, ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config), onFile);
   if (!loaded.ok)
     return { status: 'invalid', diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);

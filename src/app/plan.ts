@@ -9,9 +9,10 @@ import { deniesPlan } from '../policy/evaluate.js';
 import { describeSecretFailure, formatSecretRef, parseSecretRef, type SecretConfinement, type SecretRef } from '../secret.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openReadonlyClients, progressEvents } from './clients.js';
+import { readWhileLoading } from './read-while-loading.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
-import { countValidDocuments, prepareRead, secretConfinementOf, serverIdentities } from './environment.js';
+import { countValidDocuments, secretConfinementOf, serverIdentities } from './environment.js';
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { writePlanFile } from './plan-file.js';
 import { withDefined } from '../with-defined.js';
@@ -52,14 +53,16 @@ export type PlanResult =
   | { readonly status: 'planned'; readonly plan: Plan; readonly diagnostics: DiagnosticsReport; readonly planFile?: string };
 
 /**
- * Plan an environment: manifests first (any error stops here, before a single request), then the
- * live state through read-only clients, then the plan, saved with `out`.
+ * Plan an environment: the manifests, with the live state's reads started while they load
+ * (`readWhileLoading`; any manifest error stops here, the reads' outcomes unseen), then the rest
+ * of the live state through the same read-only clients, then the plan, saved with `out`.
  */
 export async function planEnvironment(options: PlanOptions, ctx: AppContext): Promise<PlanResult> {
-  const prelude = await prepareRead(options, ctx);
+  const ahead = await readWhileLoading(options, ctx);
+  const prelude = ahead.prelude;
   if (prelude.status === 'invalid') return prelude;
   const { env, services, parallelism, prune } = prelude;
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const clients = ahead.clients ?? (await openReadonlyClients(services, ctx, { parallelism }));
   let result: PlanOfManifests;
   try {
     result = await planManifests(

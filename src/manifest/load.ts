@@ -19,7 +19,16 @@ export interface LoadOptions {
   readonly rules?: readonly Rule[];
   /** The environment the manifests are for (documents chosen, `${var:}` substituted); absent: none (a `${var:}` is MF320). */
   readonly environment?: ManifestEnvironment;
+  /**
+   * Called with each file as it is parsed (before the set is checked); given, the loader also lets
+   * the event loop turn every few files, so that requests started meanwhile are sent (plan and
+   * drift read ahead this way).
+   */
+  readonly onFile?: (file: ParsedFile) => void;
 }
+
+/** Files parsed between two turns of the event loop when `onFile` is given (~5 ms of parsing). */
+const FILES_PER_TURN = 50;
 
 /**
  * Loads manifests from files and folders (recursively `*.yaml`/`*.yml`, sorted) and checks them.
@@ -45,6 +54,10 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
+    if (options.onFile) {
+      options.onFile(read.parsed);
+      if (i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
+    }
   }
   const result = validateParsedFiles(parsed, options.rules, options.environment);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.

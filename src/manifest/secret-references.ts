@@ -16,19 +16,34 @@ export interface SecretReferenceUse {
  */
 export function listSecretReferences(manifests: readonly Manifest[]): SecretReferenceUse[] {
   const out: SecretReferenceUse[] = [];
+  // One path stack, copied only at a reference (measured: a new path array per value made this
+  // walk ~4x slower over 13,000 manifests, where references are rare).
+  const path: (string | number)[] = ['spec'];
   for (const manifest of manifests) {
-    const walk = (value: unknown, path: JsonPath): void => {
+    const walk = (value: unknown): void => {
       if (typeof value === 'string') {
         // Cheap test first: most values are no reference.
         if (!value.includes('${')) return;
         const ref = parseSecretRef(value);
-        if (ref !== undefined) out.push({ manifest, path, ref });
+        if (ref !== undefined) out.push({ manifest, path: [...path], ref });
         return;
       }
-      if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i]));
-      else if (isRecord(value)) for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          path.push(i);
+          walk(value[i]);
+          path.pop();
+        }
+      } else if (isRecord(value)) {
+        for (const key in value) {
+          if (!Object.hasOwn(value, key)) continue;
+          path.push(key);
+          walk(value[key]);
+          path.pop();
+        }
+      }
     };
-    walk(manifest.spec, ['spec']);
+    walk(manifest.spec);
   }
   return out;
 }
