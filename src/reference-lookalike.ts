@@ -10,7 +10,8 @@ const REFERENCE_SYNTAX = /(?<!\$)\$\{\s*(var|env|file)\s*:/i;
  */
 export function referenceLookalike(value: unknown, allowed: readonly string[] | ReadonlySet<string>): string | undefined {
   if (typeof value === 'string') {
-    if (!REFERENCE_SYNTAX.test(value) || (Array.isArray(allowed) ? allowed.includes(value) : (allowed as ReadonlySet<string>).has(value))) return undefined;
+    // `${` first: a substring search spares the regex on nearly every string (an import checks ~500,000).
+    if (!value.includes('${') || !REFERENCE_SYNTAX.test(value) || (Array.isArray(allowed) ? allowed.includes(value) : (allowed as ReadonlySet<string>).has(value))) return undefined;
     return "the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not written into a manifest (write it by hand, escaped as `$${var:…}` where meant)";
   }
   if (Array.isArray(value)) {
