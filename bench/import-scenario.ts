@@ -72,7 +72,11 @@ function timeFileCreation(dir: string, count: number): number {
 }
 
 /** `mftops import --all` of the estate the emulator holds, into `work/import`. */
-export async function benchImport(bench: ImportBench, emulator: RunningEmulator, work: string): Promise<Record<string, unknown> & { name: string; wallMs: number; cpuMs: number; peakRssMb: number }> {
+export async function benchImport(
+  bench: ImportBench,
+  emulator: RunningEmulator,
+  work: string,
+): Promise<Record<string, unknown> & { name: string; wallMs: number; cpuMs: number; peakRssMb: number }> {
   const dir = join(work, 'import');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

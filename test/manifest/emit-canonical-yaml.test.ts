@@ -155,7 +155,12 @@ describe('emitCanonicalYaml', () => {
   });
 
   it('writes empty collections in flow and nested lists and maps in block form', () => {
-    const value = { apiVersion: 'mftops/v1', kind: 'Task', metadata: { name: 'T' }, spec: { a: [], b: {}, c: [[1, 2], [], [{}]], d: [{ e: { f: ['02:00'] }, g: "it's" }] } };
+    const value = {
+      apiVersion: 'mftops/v1',
+      kind: 'Task',
+      metadata: { name: 'T' },
+      spec: { a: [], b: {}, c: [[1, 2], [], [{}]], d: [{ e: { f: ['02:00'] }, g: "it's" }] },
+    };
     expect(emitCanonicalYaml(value)).toBe(
       [
         'apiVersion: mftops/v1',
