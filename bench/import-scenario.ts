@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../src/emulator/index.js';
 
@@ -8,8 +8,8 @@ import type { RunningEmulator } from '../src/emulator/index.js';
  * at the bench latency and the plan's parallelism, timed like every CLI run. Its floor is
  * modelled like plan's: the fewest requests the API references need (`importFewestRequests`) ×
  * latency ÷ parallelism. Beside it, measured in this process: the time this machine's disk takes
- * to create as many empty files (`fileCreateMs`), a floor under any import that the request floor
- * does not count.
+ * to write as many files of the same sizes the way import does (`fileWriteMs`), a floor under any
+ * import that the request floor does not count.
  */
 
 /** What the scenario needs from the bench (run-bench.ts owns the child processes and the request log). */
@@ -52,20 +52,34 @@ export function importFewestRequests(folders: number): { total: number; parts: R
   return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
 
-/** Files below `dir`, by first-level folder. */
-function countFiles(dir: string): Record<string, number> {
-  const out: Record<string, number> = {};
+/** Every file below `dir` (one level of folders, as import writes them), with its size. */
+function listFiles(dir: string): { folder: string; size: number }[] {
+  const out: { folder: string; size: number }[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) out[entry.name] = readdirSync(join(dir, entry.name)).length;
+    if (!entry.isDirectory()) continue;
+    for (const file of readdirSync(join(dir, entry.name))) out.push({ folder: entry.name, size: statSync(join(dir, entry.name, file)).size });
   }
   return out;
 }
 
-/** Wall time to create `count` empty files in one folder under `dir` (then removed). */
-function timeFileCreation(dir: string, count: number): number {
-  mkdirSync(dir, { recursive: true });
+/**
+ * Wall time to write files of these sizes the way import does (each whole to a temporary name,
+ * then linked into place and the temporary name removed), under `dir` (then removed): the part
+ * of an import this machine's disk sets, which the request floor does not count.
+ */
+function timeFileWrites(dir: string, files: readonly { folder: string; size: number }[]): number {
   const started = performance.now();
-  for (let i = 0; i < count; i++) closeSync(openSync(join(dir, `f${i}.yaml`), 'wx'));
+  const staged: [string, string][] = [];
+  for (const folder of new Set(files.map((f) => f.folder))) mkdirSync(join(dir, folder), { recursive: true });
+  files.forEach((f, i) => {
+    const path = join(dir, f.folder, `f${i}.yaml`);
+    writeFileSync(`${path}.tmp`, 'x'.repeat(f.size), { flag: 'wx' });
+    staged.push([`${path}.tmp`, path]);
+  });
+  for (const [tmp, path] of staged) {
+    linkSync(tmp, path);
+    rmSync(tmp);
+  }
   const ms = Math.round(performance.now() - started);
   rmSync(dir, { recursive: true, force: true });
   return ms;
@@ -86,8 +100,10 @@ export async function benchImport(
   try {
     const c = await bench.counted(emulator, () => bench.runCli(['import', '--all', '--parallelism', String(bench.parallelism), '-q'], dir));
     const r = c.value;
-    const files = r.exitCode === 0 ? countFiles(join(dir, 'manifests')) : {};
-    const objects = Object.values(files).reduce((a, b) => a + b, 0);
+    const written = r.exitCode === 0 ? listFiles(join(dir, 'manifests')) : [];
+    const files: Record<string, number> = {};
+    for (const f of written) files[f.folder] = (files[f.folder] ?? 0) + 1;
+    const objects = written.length;
     return {
       name: 'import',
       objects,
@@ -106,7 +122,7 @@ export async function benchImport(
       fewestRequests: fewest.total,
       fewestRequestsParts: fewest.parts,
       lowerBoundMs: Math.round((fewest.total * bench.latencyMs) / bench.parallelism),
-      fileCreateMs: timeFileCreation(join(work, 'import-file-floor'), objects),
+      fileWriteMs: timeFileWrites(join(work, 'import-file-floor'), written),
       ...(r.exitCode !== 0 ? { stderr: r.stderr.slice(-2000) } : {}),
     };
   } finally {
