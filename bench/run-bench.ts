@@ -17,6 +17,7 @@ import { estateOf, extendSeed, writeEstateManifests, writeTaskManifests } from '
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
 import { ROOT as root } from './root.js';
+import { benchImport } from './import-scenario.js';
 import type { ReaderInput } from './per-object-reader.js';
 
 /**
@@ -28,6 +29,7 @@ import type { ReaderInput } from './per-object-reader.js';
  * peer of plan (issue 19): a per-resource refresh in a child process. `acl-reads` is not a CLI
  * run: it times plan's 2,000 folder ACL reads alone, the floor the per-request cost of this
  * machine puts under plan. `scaling` is the cost curve: plan and drift at several estate sizes.
+ * `import` is `mftops import --all` of the estate into an empty folder (bench/import-scenario.ts).
  *
  * Environment knobs (for quick runs): BENCH_TASKS, BENCH_FOLDERS, BENCH_ACLS, BENCH_LATENCY_MS,
  * BENCH_PLAN_PARALLELISM, BENCH_APPLY_CHANGES, BENCH_APPLY_LEVELS (e.g. "1,4,16"),
@@ -267,6 +269,7 @@ async function benchEstate(work: string, bodies: readonly JsonObject[]): Promise
     if (want('per-object-reader')) await benchPerObjectReader(emulator, work);
     if (want('acl-reads')) await benchAclReads(emulator);
     if (want('snapshot')) await benchSnapshot(emulator, work);
+    if (want('import')) push(await benchImport({ latencyMs: LATENCY, parallelism: PLAN_P, runCli, counted, configFile }, emulator, work));
   } finally {
     await emulator.close();
   }
@@ -535,6 +538,16 @@ function targets(): Target[] {
       met: snap.peakRssMb <= 3 * mb,
     });
   }
+  const imported = get('import');
+  if (imported) {
+    const lb = imported['lowerBoundMs'] as number;
+    out.push({
+      target: `import of ${String(imported['objects'])} objects ≤ 1.5× request floor`,
+      baseline: 'modelled',
+      measured: `${imported.wallMs} ms vs ${lb} ms (${(imported.wallMs / lb).toFixed(2)}×; ${floor}; writing the same files the way import does took ${String(imported['fileWriteMs'])} ms on this disk)`,
+      met: imported.exitCode === 0 && imported.wallMs <= 1.5 * lb,
+    });
+  }
   const help = get('help-cold');
   if (help) out.push({ target: 'mftops --help ≤ 150 ms median cold start', baseline: 'fixed', measured: `${help.wallMs} ms`, met: help.wallMs <= 150 });
   const largest = scaling.filter((s) => s.command === 'plan').at(-1);
@@ -730,7 +743,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'mftops-bench-'));
   const started = new Date();
   try {
-    const estate = ['validate', 'plan', 'drift', 'per-object-reader', 'acl-reads', 'snapshot'].some(want);
+    const estate = ['validate', 'plan', 'drift', 'per-object-reader', 'acl-reads', 'snapshot', 'import'].some(want);
     const scaled = want('scaling') && !process.env.BENCH_HOLD ? SCALING : [];
     const taskCount = Math.max(estate ? SIZE.tasks : 0, ...scaled.map((n) => estateOf(n).tasks));
     const t0 = Date.now();

@@ -8,9 +8,10 @@ const REFERENCE_SYNTAX = /(?<!\$)\$\{\s*(var|env|file)\s*:/i;
  * apply. `allowed`: the `${env:}` placeholders the writer itself put where the server keeps a
  * secret. Looks through lists and objects (keys too); undefined: nothing of the kind.
  */
-export function referenceLookalike(value: unknown, allowed: readonly string[]): string | undefined {
+export function referenceLookalike(value: unknown, allowed: readonly string[] | ReadonlySet<string>): string | undefined {
   if (typeof value === 'string') {
-    if (!REFERENCE_SYNTAX.test(value) || allowed.includes(value)) return undefined;
+    // `${` first: a substring search spares the regex on nearly every string (an import checks ~500,000).
+    if (!value.includes('${') || !REFERENCE_SYNTAX.test(value) || isAllowed(value, allowed)) return undefined;
     return "the server's value holds `${…}`, which a manifest reads as a variable or secret reference: not written into a manifest (write it by hand, escaped as `$${var:…}` where meant)";
   }
   if (Array.isArray(value)) {
@@ -27,4 +28,8 @@ export function referenceLookalike(value: unknown, allowed: readonly string[]): 
     }
   }
   return undefined;
+}
+
+function isAllowed(value: string, allowed: readonly string[] | ReadonlySet<string>): boolean {
+  return Array.isArray(allowed) ? allowed.includes(value) : (allowed as ReadonlySet<string>).has(value);
 }

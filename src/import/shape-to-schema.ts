@@ -19,9 +19,14 @@ export function shapeToSchema(value: unknown, node: AnySchemaObject, root: AnySc
     const extra = schema.additionalProperties;
     if (props === undefined && !isRecord(extra)) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, sub] of Object.entries(props ?? {})) {
+    // The value's keys the schema names, in the schema's order: a step's few keys against the
+    // source step's 82 properties (walking every property of every step was import's top item).
+    const rank = props === undefined ? undefined : propertyRanks(props);
+    const named = rank === undefined ? [] : Object.keys(value).filter((key) => rank.has(key));
+    if (named.length > 1) named.sort((a, b) => rank!.get(a)! - rank!.get(b)!);
+    for (const key of named) {
       if (value[key] === undefined) continue;
-      out[key] = shapeToSchema(value[key], sub, root, join(path, key), notes);
+      out[key] = shapeToSchema(value[key], props![key]!, root, join(path, key), notes);
     }
     for (const [key, v] of Object.entries(value)) {
       if (props !== undefined && key in props) continue;
@@ -33,6 +38,15 @@ export function shapeToSchema(value: unknown, node: AnySchemaObject, root: AnySc
     return out;
   }
   return coerceScalar(value, schema);
+}
+
+const ranks = new WeakMap<Record<string, AnySchemaObject>, ReadonlyMap<string, number>>();
+
+/** Each property name of a schema's `properties` with its position (own keys, as `Object.entries` gives them). */
+function propertyRanks(props: Record<string, AnySchemaObject>): ReadonlyMap<string, number> {
+  let rank = ranks.get(props);
+  if (rank === undefined) ranks.set(props, (rank = new Map(Object.keys(props).map((key, i) => [key, i]))));
+  return rank;
 }
 
 function coerceScalar(value: unknown, schema: AnySchemaObject): unknown {

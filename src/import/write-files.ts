@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { Document } from 'yaml';
 import { MftopsError, systemError } from '../errors.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from '../manifest/canonical-form.js';
+import { emitCanonicalYaml } from '../manifest/emit-canonical-yaml.js';
 import { SCHEMA_BASE_URL, SCHEMA_FILES } from '../manifest/schemas.js';
 import { isPathNamed } from '../kinds/address.js';
 import { EVERY_KIND, KINDS } from '../kinds/registry.js';
@@ -88,10 +89,15 @@ export function schemaRef(file: string, fromDir: string, projectSchemas: string 
  * are in schema order already).
  */
 export function renderManifestFile(m: ImportedManifest, schemaRef: string): string {
-  const doc = new Document(m.document);
-  canonicalizeQuoting(doc);
   const notes = m.notes.map((n) => `# Note: ${oneLine(n)}`);
-  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, doc.toString(TO_STRING_OPTIONS)].join('\n');
+  return [`# yaml-language-server: $schema=${schemaRef}`, ...notes, emitCanonicalYaml(m.document) ?? documentText(m.document)].join('\n');
+}
+
+/** The `yaml` Document path, which `emitCanonicalYaml` matches byte for byte on the data it takes. */
+export function documentText(value: Readonly<Record<string, unknown>>): string {
+  const doc = new Document(value);
+  canonicalizeQuoting(doc);
+  return doc.toString(TO_STRING_OPTIONS);
 }
 
 function oneLine(text: string): string {
@@ -123,13 +129,20 @@ export function writeImportFiles(files: readonly FileToWrite[], options: { reado
   const placed: string[] = [];
   let clash: FileToWrite | undefined;
   let current = files[0];
+  // One random part per call, numbered per file, and each folder made once: with thousands of
+  // files, a random draw and a mkdir per file cost more than the writes' own CPU (profiled).
+  const token = randomBytes(6).toString('hex');
+  const madeDirs = new Set<string>();
   try {
-    for (const f of files) {
+    for (const [i, f] of files.entries()) {
       current = f;
       const dir = dirname(f.path);
-      const created = mkdirSync(dir, { recursive: true });
-      if (created !== undefined) createdDirs.push(created);
-      const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
+      if (!madeDirs.has(dir)) {
+        const created = mkdirSync(dir, { recursive: true });
+        if (created !== undefined) createdDirs.push(created);
+        madeDirs.add(dir);
+      }
+      const tmp = join(dir, `.${basename(f.path)}.${token}-${i}.tmp`);
       staged.push({ file: f, tmp });
       writeFileSync(tmp, f.text, { flag: 'wx' });
     }

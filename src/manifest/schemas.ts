@@ -78,6 +78,14 @@ export function readSchema(file: string): AnySchemaObject {
 
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
+const parsedSchemas = new Map<string, AnySchemaObject>();
+
+/** A schema file parsed once per process: the object ajv compiles is the one `getKindSchema` gives. */
+function parsedSchema(file: string): AnySchemaObject {
+  let schema = parsedSchemas.get(file);
+  if (schema === undefined) parsedSchemas.set(file, (schema = readSchema(file)));
+  return schema;
+}
 
 /** The one ajv instance; every schema is added (and compiled lazily) once per process. */
 export function getAjv(): Ajv2020 {
@@ -105,7 +113,7 @@ export function getAjv(): Ajv2020 {
   });
   addFormats.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
+  for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(parsedSchema(file), file);
   ajv = instance;
   return instance;
 }
@@ -122,7 +130,7 @@ export function getValidatorByFile(file: string): ValidateFunction {
   const instance = getAjv();
   let validate = instance.getSchema(file);
   if (!validate) {
-    instance.addSchema(readSchema(file), file);
+    instance.addSchema(parsedSchema(file), file);
     validate = instance.getSchema(file);
   }
   if (!validate) throw new Error(`schema ${file} did not compile`);
@@ -130,10 +138,13 @@ export function getValidatorByFile(file: string): ValidateFunction {
   return validate;
 }
 
-/** The root schema object of a kind (for walking alongside data, e.g. normalisation). */
+/**
+ * The root schema object of a kind (for walking alongside data, e.g. normalisation), without
+ * compiling its validator: import and fmt walk the schema and validate nothing (compiling the
+ * Task schema cost about 350 ms of an import's CPU, measured).
+ */
 export function getKindSchema(kind: ManifestKind): AnySchemaObject {
-  const validate = getValidator(kind);
-  return validate.schema as AnySchemaObject;
+  return parsedSchema(SCHEMA_FILES[kind]);
 }
 
 const vocabularies = new Map<ManifestKind, ValueVocabulary>();

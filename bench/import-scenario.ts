@@ -1,0 +1,131 @@
+import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunningEmulator } from '../src/emulator/index.js';
+
+/**
+ * The `import` scenario (issue 29): `mftops import --all` of the whole bench estate (every task,
+ * resource-group ACL and folder the accounts see, one file each) into an empty manifests folder,
+ * at the bench latency and the plan's parallelism, timed like every CLI run. Its floor is
+ * modelled like plan's: the fewest requests the API references need (`importFewestRequests`) ×
+ * latency ÷ parallelism. Beside it, measured in this process: the time this machine's disk takes
+ * to write as many files of the same sizes the way import does (`fileWriteMs`), a floor under any
+ * import that the request floor does not count.
+ */
+
+/** What the scenario needs from the bench (run-bench.ts owns the child processes and the request log). */
+export interface ImportBench {
+  readonly latencyMs: number;
+  readonly parallelism: number;
+  readonly runCli: (args: readonly string[], cwd: string) => Promise<ImportRun>;
+  readonly counted: <T>(
+    emulator: RunningEmulator,
+    fn: () => Promise<T>,
+  ) => Promise<{ value: T; requests: number; tokenRequests: number; writes: number; emulatorCpuMs: number; peakConcurrency: number }>;
+  /** The mftops.yaml of an environment `bench` on the emulator, reading `manifests`. */
+  readonly configFile: (emulator: RunningEmulator, opts: { transfer: boolean; manifests: string[] }) => string;
+}
+
+export interface ImportRun {
+  readonly exitCode: number | null;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly peakRssMb: number;
+  readonly emulatorCpuMs: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * The fewest requests an import of everything needs, by the API references: a token per service,
+ * one list per automation kind (tasks, hosts, custom and standard scripts, date lists: the names
+ * of the ids in tasks; resource-group ACLs), the folder pages (1,000 a page), one ACL read per
+ * folder (no bulk ACL read exists), a revoke per service.
+ */
+export function importFewestRequests(folders: number): { total: number; parts: Record<string, number> } {
+  const parts = {
+    tokens: 2,
+    automationLists: 6,
+    folderPages: Math.ceil(folders / 1000),
+    folderAcls: folders,
+    tokenRevokes: 2,
+  };
+  return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
+}
+
+/** Every file below `dir` (one level of folders, as import writes them), with its size. */
+function listFiles(dir: string): { folder: string; size: number }[] {
+  const out: { folder: string; size: number }[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    for (const file of readdirSync(join(dir, entry.name))) out.push({ folder: entry.name, size: statSync(join(dir, entry.name, file)).size });
+  }
+  return out;
+}
+
+/**
+ * Wall time to write files of these sizes the way import does (each whole to a temporary name,
+ * then linked into place and the temporary name removed), under `dir` (then removed): the part
+ * of an import this machine's disk sets, which the request floor does not count.
+ */
+function timeFileWrites(dir: string, files: readonly { folder: string; size: number }[]): number {
+  const started = performance.now();
+  const staged: [string, string][] = [];
+  for (const folder of new Set(files.map((f) => f.folder))) mkdirSync(join(dir, folder), { recursive: true });
+  files.forEach((f, i) => {
+    const path = join(dir, f.folder, `f${i}.yaml`);
+    writeFileSync(`${path}.tmp`, 'x'.repeat(f.size), { flag: 'wx' });
+    staged.push([`${path}.tmp`, path]);
+  });
+  for (const [tmp, path] of staged) {
+    linkSync(tmp, path);
+    rmSync(tmp);
+  }
+  const ms = Math.round(performance.now() - started);
+  rmSync(dir, { recursive: true, force: true });
+  return ms;
+}
+
+/** `mftops import --all` of the estate the emulator holds, into `work/import`. */
+export async function benchImport(
+  bench: ImportBench,
+  emulator: RunningEmulator,
+  work: string,
+): Promise<Record<string, unknown> & { name: string; wallMs: number; cpuMs: number; peakRssMb: number }> {
+  const dir = join(work, 'import');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'mftops.yaml'), bench.configFile(emulator, { transfer: true, manifests: ['manifests'] }));
+  const folders = emulator.state.transfer.folders.length;
+  const fewest = importFewestRequests(folders);
+  try {
+    const c = await bench.counted(emulator, () => bench.runCli(['import', '--all', '--parallelism', String(bench.parallelism), '-q'], dir));
+    const r = c.value;
+    const written = r.exitCode === 0 ? listFiles(join(dir, 'manifests')) : [];
+    const files: Record<string, number> = {};
+    for (const f of written) files[f.folder] = (files[f.folder] ?? 0) + 1;
+    const objects = written.length;
+    return {
+      name: 'import',
+      objects,
+      files,
+      latencyMs: bench.latencyMs,
+      parallelism: bench.parallelism,
+      wallMs: r.wallMs,
+      cpuMs: r.cpuMs,
+      peakRssMb: r.peakRssMb,
+      emulatorCpuMs: r.emulatorCpuMs,
+      requests: c.requests,
+      tokenRequests: c.tokenRequests,
+      writes: c.writes,
+      peakConcurrency: c.peakConcurrency,
+      exitCode: r.exitCode,
+      fewestRequests: fewest.total,
+      fewestRequestsParts: fewest.parts,
+      lowerBoundMs: Math.round((fewest.total * bench.latencyMs) / bench.parallelism),
+      fileWriteMs: timeFileWrites(join(work, 'import-file-floor'), written),
+      ...(r.exitCode !== 0 ? { stderr: r.stderr.slice(-2000) } : {}),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
