@@ -19,6 +19,8 @@ export interface LoadOptions {
   readonly rules?: readonly Rule[];
   /** The environment the manifests are for (documents chosen, `${var:}` substituted); absent: none (a `${var:}` is MF320). */
   readonly environment?: ManifestEnvironment;
+  /** Called with each file as soon as it is parsed (its bytes valid only during the call): `fmt` reads each file once. */
+  readonly onParsed?: (parsed: ParsedFile, bytes: Uint8Array) => void;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
-    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total);
+    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total, options.onParsed);
     if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
@@ -163,6 +165,7 @@ function readManifestFile(
   limits: ParseLimits,
   knownRegular: boolean,
   remaining: number,
+  onParsed?: (parsed: ParsedFile, bytes: Uint8Array) => void,
 ): { parsed: ParsedFile; bytes: number } | { over: number } {
   let fd: number;
   try {
@@ -184,6 +187,7 @@ function readManifestFile(
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
     const parsed = parseManifestFile(file, bytes, limits);
+    onParsed?.(parsed, bytes);
     return {
       parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` },
       bytes: bytes.byteLength,
