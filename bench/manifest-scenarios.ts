@@ -68,7 +68,11 @@ export async function measureValidateLarge(dir: string, runCli: (args: readonly 
 }
 
 /** `fmt --check` of the estate's manifests in `dir` (the files `validate` reads); how many are not in canonical form. */
-export async function measureFmt(dir: string, manifests: number, runCli: (args: readonly string[], cwd: string) => Promise<CliRun>): Promise<Record<string, unknown>> {
+export async function measureFmt(
+  dir: string,
+  manifests: number,
+  runCli: (args: readonly string[], cwd: string) => Promise<CliRun>,
+): Promise<Record<string, unknown>> {
   const r = await runCli(['fmt', '--check', 'manifests', '-q'], dir);
   return {
     name: 'fmt',

@@ -41,23 +41,76 @@ const simpleWord = fc.array(fc.constantFrom(...'abcXYZ019 ./_$-()é'), { minLeng
 const scalarText = fc.oneof(
   { arbitrary: simpleWord, weight: 6 },
   { arbitrary: word, weight: 1 },
-  { arbitrary: fc.constantFrom('yes', 'no', 'on', 'Off', 'true', 'True', 'FALSE', 'null', 'Null', '~', '02:00', '0755', '0x1F', '1e3', '.inf', '-1', '+5', '007', '12', '12345678901234567890', 'x: y', 'a #b', '---', '...', '- x'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      'yes',
+      'no',
+      'on',
+      'Off',
+      'true',
+      'True',
+      'FALSE',
+      'null',
+      'Null',
+      '~',
+      '02:00',
+      '0755',
+      '0x1F',
+      '1e3',
+      '.inf',
+      '-1',
+      '+5',
+      '007',
+      '12',
+      '12345678901234567890',
+      'x: y',
+      'a #b',
+      '---',
+      '...',
+      '- x',
+    ),
+    weight: 1,
+  },
 );
 
 /** A scalar as written in a file: plain, single or double quoted (quotes escaped the simple way). */
-const writtenScalar = fc.tuple(scalarText, fc.constantFrom('plain', 'plain', 'plain', 'single', 'double')).map(([s, style]) =>
-  style === 'plain' ? s : style === 'single' ? `'${s.replace(/'/g, "''")}'` : `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`,
-);
+const writtenScalar = fc
+  .tuple(scalarText, fc.constantFrom('plain', 'plain', 'plain', 'single', 'double'))
+  .map(([s, style]) => (style === 'plain' ? s : style === 'single' ? `'${s.replace(/'/g, "''")}'` : `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`));
 
-const KEYS = ['apiVersion', 'kind', 'metadata', 'spec', 'name', 'Active', 'Group', 'Info', 'Description', 'steps', 'Source', 'Host', 'Path', 'yes', 'x', 'a b', 'zeta'];
+const KEYS = [
+  'apiVersion',
+  'kind',
+  'metadata',
+  'spec',
+  'name',
+  'Active',
+  'Group',
+  'Info',
+  'Description',
+  'steps',
+  'Source',
+  'Host',
+  'Path',
+  'yes',
+  'x',
+  'a b',
+  'zeta',
+];
 const KINDS = ['Task', 'ResourceGroupAcl', 'FolderPermissions', 'Policy', 'Other'];
 
 /** A flow value on one line. */
 const flowValue: fc.Arbitrary<string> = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, writtenScalar, tie('seq'), tie('map')) as fc.Arbitrary<string>,
-  seq: fc.tuple(fc.array(tie('value') as fc.Arbitrary<string>, { maxLength: 3 }), fc.boolean()).map(([items, padded]) => (padded ? `[ ${items.join(', ')} ]` : `[${items.join(',')}]`)),
+  seq: fc
+    .tuple(fc.array(tie('value') as fc.Arbitrary<string>, { maxLength: 3 }), fc.boolean())
+    .map(([items, padded]) => (padded ? `[ ${items.join(', ')} ]` : `[${items.join(',')}]`)),
   map: fc
-    .tuple(fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 3 }), fc.array(tie('value') as fc.Arbitrary<string>, { minLength: 3, maxLength: 3 }), fc.boolean())
+    .tuple(
+      fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 3 }),
+      fc.array(tie('value') as fc.Arbitrary<string>, { minLength: 3, maxLength: 3 }),
+      fc.boolean(),
+    )
     .map(([keys, values, padded]) => {
       const body = keys.map((k, i) => `${k}: ${values[i]}`).join(', ');
       return padded ? `{ ${body} }` : `{${body}}`;
@@ -72,7 +125,16 @@ interface Block {
 const blockNode: fc.Arbitrary<Block> = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('map'), tie('seq')) as fc.Arbitrary<Block>,
   map: fc
-    .array(fc.tuple(fc.constantFrom(...KEYS), fc.oneof(flowValue.map((v) => ({ flow: v })), tie('node') as fc.Arbitrary<Block>)), { minLength: 1, maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.constantFrom(...KEYS),
+        fc.oneof(
+          flowValue.map((v) => ({ flow: v })),
+          tie('node') as fc.Arbitrary<Block>,
+        ),
+      ),
+      { minLength: 1, maxLength: 4 },
+    )
     .map((pairs) => {
       const unique = pairs.filter(([k], i) => pairs.findIndex(([j]) => j === k) === i);
       return {
@@ -82,14 +144,22 @@ const blockNode: fc.Arbitrary<Block> = fc.letrec((tie) => ({
           ),
       };
     }),
-  seq: fc.array(fc.oneof(flowValue.map((v) => ({ flow: v })), tie('map') as fc.Arbitrary<Block>), { minLength: 1, maxLength: 3 }).map((items) => ({
-    lines: (indent: number, step: number) =>
-      items.flatMap((v) => {
-        if ('flow' in v) return [`${' '.repeat(indent)}- ${v.flow}`];
-        const [first, ...rest] = v.lines(indent + 2, step);
-        return [`${' '.repeat(indent)}- ${first!.trimStart()}`, ...rest];
-      }),
-  })),
+  seq: fc
+    .array(
+      fc.oneof(
+        flowValue.map((v) => ({ flow: v })),
+        tie('map') as fc.Arbitrary<Block>,
+      ),
+      { minLength: 1, maxLength: 3 },
+    )
+    .map((items) => ({
+      lines: (indent: number, step: number) =>
+        items.flatMap((v) => {
+          if ('flow' in v) return [`${' '.repeat(indent)}- ${v.flow}`];
+          const [first, ...rest] = v.lines(indent + 2, step);
+          return [`${' '.repeat(indent)}- ${first!.trimStart()}`, ...rest];
+        }),
+    })),
 })).node;
 
 /** A manifest-like document: the envelope keys in a random order, a block or flow body. */
@@ -115,17 +185,15 @@ const documentText = fc
 /** Small edits a person makes: trailing spaces, a blank line, a comment after a value, a tab. */
 const edit = fc.constantFrom('none', 'none', 'none', 'none', 'trailing', 'blank', 'comment', 'noNewline', 'tab');
 
-const fileText = fc
-  .tuple(fc.array(documentText, { minLength: 1, maxLength: 2 }), fc.boolean(), edit, fc.nat())
-  .map(([docs, leadingSeparator, change, at]) => {
-    const lines = docs.flatMap((d, i) => (i > 0 || leadingSeparator ? ['---', ...d] : d));
-    const n = at % lines.length;
-    if (change === 'trailing') lines[n] = `${lines[n]}  `;
-    if (change === 'blank') lines.splice(n, 0, '');
-    if (change === 'comment') lines[n] = `${lines[n]} # why`;
-    if (change === 'tab') lines[n] = `${lines[n]}\t`;
-    return change === 'noNewline' ? lines.join('\n') : `${lines.join('\n')}\n`;
-  });
+const fileText = fc.tuple(fc.array(documentText, { minLength: 1, maxLength: 2 }), fc.boolean(), edit, fc.nat()).map(([docs, leadingSeparator, change, at]) => {
+  const lines = docs.flatMap((d, i) => (i > 0 || leadingSeparator ? ['---', ...d] : d));
+  const n = at % lines.length;
+  if (change === 'trailing') lines[n] = `${lines[n]}  `;
+  if (change === 'blank') lines.splice(n, 0, '');
+  if (change === 'comment') lines[n] = `${lines[n]} # why`;
+  if (change === 'tab') lines[n] = `${lines[n]}\t`;
+  return change === 'noNewline' ? lines.join('\n') : `${lines.join('\n')}\n`;
+});
 
 describe('the fast canonical form', () => {
   it('gives the text formatManifestText gives, or declines, on generated files', () => {
@@ -167,7 +235,9 @@ describe('the fast canonical form', () => {
 
   it('keeps the comment lines at the top of each document and the separators as written', () => {
     const text = ['# top', '---', '# first', 'kind: Task', 'apiVersion: mftops/v1', '---', '# second', 'apiVersion: mftops/v1', 'kind: Other', ''].join('\n');
-    expect(formatSimpleManifestText(text)).toBe(['# top', '---', '# first', 'apiVersion: mftops/v1', 'kind: Task', '---', '# second', 'apiVersion: mftops/v1', 'kind: Other', ''].join('\n'));
+    expect(formatSimpleManifestText(text)).toBe(
+      ['# top', '---', '# first', 'apiVersion: mftops/v1', 'kind: Task', '---', '# second', 'apiVersion: mftops/v1', 'kind: Other', ''].join('\n'),
+    );
     expectAgreement(text, 'separators');
   });
 
