@@ -33,7 +33,8 @@ export function writeLargeManifests(dir: string): { bytes: number; documents: nu
   let n = 0;
   for (let f = 0; f < LARGE_INPUT.bigFiles; f++) {
     const parts: string[] = [];
-    for (let i = 0; i < LARGE_INPUT.documentsPerFile; i++) parts.push(generateTaskManifest(n++).replace('Generated task', 'Large task'));
+    for (let i = 0; i < LARGE_INPUT.documentsPerFile; i++)
+      parts.push(generateTaskManifest(n++).replace('Generated task', 'Large task').replace('Old generated task', 'Old large task'));
     const text = parts.join('---\n');
     writeFileSync(join(big, `tasks-${f}.yaml`), text);
     bytes += Buffer.byteLength(text);
