@@ -2,7 +2,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 import { MftopsError } from '../errors.js';
 import { formatManifestText } from '../manifest/canonical-form.js';
-import { formatReadManifestText } from '../manifest/fast-canonical-form.js';
+import { formatReadManifestText, isReadManifestTextCanonical } from '../manifest/fast-canonical-form.js';
 import { recordSimpleYamlStyles, type SimpleYamlStyles } from '../manifest/fast-yaml.js';
 import { loadManifests } from '../manifest/load.js';
 import type { ManifestSet } from '../manifest/validate.js';
@@ -76,12 +76,15 @@ async function loadAndJudge(
     if (parsed.diagnostics.length > 0 || docs.length === 0 || !docs.every((d) => styles.documents.has(d.data as object))) return;
     const text = UTF8_WITH_BOM.decode(bytes);
     const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    const canonical = formatReadManifestText(
-      source,
-      docs.map((d) => d.data as Record<string, unknown>),
-      styles.flow,
-    );
-    if (canonical !== undefined) known.set(parsed.file, canonical === text ? true : check ? false : canonical);
+    const data = docs.map((d) => d.data as Record<string, unknown>);
+    if (check) {
+      // A file with a byte order mark is not canonical (the canonical text has none).
+      const canonical = isReadManifestTextCanonical(source, data, styles.flow);
+      if (canonical !== undefined) known.set(parsed.file, canonical && source === text);
+      return;
+    }
+    const canonical = formatReadManifestText(source, data, styles.flow);
+    if (canonical !== undefined) known.set(parsed.file, canonical === text ? true : canonical);
   };
   recordSimpleYamlStyles(styles);
   try {

@@ -35,12 +35,28 @@ export function formatSimpleManifestText(text: string): string | undefined {
  * reads each file once for `fmt` this way.
  */
 export function formatReadManifestText(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>): string | undefined {
+  const out = render(source, documents, flow, true);
+  return out === false ? undefined : out;
+}
+
+/**
+ * Whether a text the fast reader has read is in canonical form (as formatReadManifestText), or
+ * undefined when `yaml` must decide; for `fmt --check`, which writes nothing: past the first
+ * difference nothing is built or read back.
+ */
+export function isReadManifestTextCanonical(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>): boolean | undefined {
+  const out = render(source, documents, flow, false);
+  return out === undefined ? undefined : out === source;
+}
+
+/** The canonical text, or (`build` false) false once it differs from `source`; undefined when unsure. */
+function render(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>, build: boolean): string | false | undefined {
   // `yaml` writes a boolean as it was written (`True`); the fast reader does not say how.
   if (mayHoldSourceForms(source) && SOURCE_FORMS.test(source)) return undefined;
   const layout = scanLayout(source);
   if (layout === undefined) return undefined;
   try {
-    const w = new Writer(source);
+    const w = new Writer(source, build);
     let doc = 0;
     for (const part of layout) {
       if (part === CONTENT) {
@@ -54,7 +70,7 @@ export function formatReadManifestText(source: string, documents: readonly Recor
     }
     if (doc !== documents.length) return undefined;
     const out = w.text();
-    if (out === source) return out;
+    if (out === source || out === false) return out;
     // A rewrite must read back as the same data (as in formatManifestText); otherwise `yaml` decides.
     const reread = parseSimpleYaml(out);
     if (reread === undefined || reread.length !== documents.length) return undefined;
@@ -72,17 +88,26 @@ export function formatReadManifestText(source: string, documents: readonly Recor
  */
 class Writer {
   readonly #source: string;
+  readonly #build: boolean;
   #pos = 0;
   #out: string | undefined;
+  #differs = false;
 
-  constructor(source: string) {
+  constructor(source: string, build: boolean) {
     this.#source = source;
+    this.#build = build;
   }
 
   put(s: string): void {
+    if (this.#differs) return;
     if (this.#out === undefined) {
       if (this.#source.startsWith(s, this.#pos)) {
         this.#pos += s.length;
+        return;
+      }
+      if (!this.#build) {
+        // The rest is still rendered: where it cannot be, `yaml` decides, as for a rewrite.
+        this.#differs = true;
         return;
       }
       this.#out = this.#source.slice(0, this.#pos);
@@ -90,7 +115,9 @@ class Writer {
     this.#out += s;
   }
 
-  text(): string {
+  /** The output; false when not building and it differs from the source. */
+  text(): string | false {
+    if (this.#differs) return false;
     return this.#out ?? (this.#pos === this.#source.length ? this.#source : this.#source.slice(0, this.#pos));
   }
 }

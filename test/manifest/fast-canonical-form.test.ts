@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateTaskManifest } from '../../bench/generate-manifests.js';
 import { formatManifestText } from '../../src/manifest/canonical-form.js';
-import { formatSimpleManifestText } from '../../src/manifest/fast-canonical-form.js';
+import { formatSimpleManifestText, isReadManifestTextCanonical } from '../../src/manifest/fast-canonical-form.js';
+import { parseSimpleYamlWithStyles } from '../../src/manifest/fast-yaml.js';
 
 /**
  * Differential test of the fast canonical form against `formatManifestText` (the `yaml` path): on
@@ -21,6 +22,17 @@ function expectAgreement(text: string, label: string): 'fast' | 'declined' {
     throw new Error(`${label}: the fast form accepted a text the yaml path refuses (${String(err)})\n${text}`);
   }
   expect(fast, `${label}\n${text}`).toBe(full);
+  // The verdict `fmt --check` takes without building the text agrees too.
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const read = parseSimpleYamlWithStyles(source);
+  if (read !== undefined) {
+    const verdict = isReadManifestTextCanonical(
+      source,
+      read.documents.map((d) => d.data),
+      read.styles.flow,
+    );
+    expect(verdict, `${label} (verdict)\n${text}`).toBe(full === source);
+  }
   return 'fast';
 }
 
