@@ -16,6 +16,7 @@ import { createAutomationClient, createTransferClient, toReadonlyAutomationClien
 import { estateOf, extendSeed, writeEstateManifests, writeTaskManifests } from './estate.js';
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
+import { measureFmt, measureValidateLarge } from './manifest-scenarios.js';
 import { ROOT as root } from './root.js';
 import { benchImport } from './import-scenario.js';
 import type { ReaderInput } from './per-object-reader.js';
@@ -264,6 +265,7 @@ async function benchEstate(work: string, bodies: readonly JsonObject[]): Promise
       const r = await runCli(['validate', 'manifests', '-q'], work);
       push({ name: 'validate', manifests: count, ...metrics(r), exitCode: r.exitCode });
     }
+    if (want('fmt')) push((await measureFmt(work, count, runCli)) as unknown as Scenario);
     emulator.configure({ latencyMs: LATENCY });
     for (const command of ['plan', 'drift'] as const) if (want(command)) push(await measureRead(emulator, command, work, SIZE));
     if (want('per-object-reader')) await benchPerObjectReader(emulator, work);
@@ -472,6 +474,15 @@ interface Target {
   readonly met: boolean;
 }
 
+/**
+ * The bound on validate-large's peak RSS (issue 29): bytes of RSS per manifest byte, over a fixed
+ * base (the CLI with its schemas loaded, about 60 MB). Measured (2026-11-28, 2 shared cores): 50.7 MB
+ * of valid manifests peaked at 486 MB, 7.6 bytes per input byte over the base; 10 leaves a quarter
+ * for noise. Input with thousands of errors costs more (each erring file is parsed again by `yaml`
+ * for positions, its tree kept): 817 MB for 14,300 errors.
+ */
+const LARGE_RSS = { perByte: 10, baseMb: 100 };
+
 /** Target checks of issues 8 and 19, of the scenarios that ran. */
 function targets(): Target[] {
   const get = (n: string): Scenario | undefined => results.find((r) => r.name === n);
@@ -517,6 +528,24 @@ function targets(): Target[] {
       measured: `${validate.wallMs} ms`,
       met: validate.wallMs <= 3000,
     });
+  const fmt = get('fmt');
+  if (fmt && validate)
+    out.push({
+      target: 'fmt --check ≤ validate wall on the same files',
+      baseline: 'measured',
+      measured: `${fmt.wallMs} ms vs ${validate.wallMs} ms (CPU ${fmt.cpuMs} vs ${validate.cpuMs} ms; ${String(fmt['unformatted'])} files not canonical)`,
+      met: fmt.wallMs <= validate.wallMs,
+    });
+  const large = get('validate-large');
+  if (large) {
+    const mb = large['inputMb'] as number;
+    out.push({
+      target: `validate-large (${mb} MB) peak RSS ≤ ${LARGE_RSS.perByte}× input + ${LARGE_RSS.baseMb} MB`,
+      baseline: 'fixed',
+      measured: `${large.peakRssMb} MB vs ${Math.round(LARGE_RSS.perByte * mb + LARGE_RSS.baseMb)} MB (${String(large['rssPerInputByte'])} bytes of RSS per input byte, in ${large.wallMs} ms)`,
+      met: large.exitCode === 0 && large.peakRssMb <= LARGE_RSS.perByte * mb + LARGE_RSS.baseMb,
+    });
+  }
   const apply = get('apply-p16');
   if (apply) {
     const lb = apply['lowerBoundMs'] as number;
@@ -743,7 +772,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'mftops-bench-'));
   const started = new Date();
   try {
-    const estate = ['validate', 'plan', 'drift', 'per-object-reader', 'acl-reads', 'snapshot', 'import'].some(want);
+    const estate = ['validate', 'fmt', 'plan', 'drift', 'per-object-reader', 'acl-reads', 'snapshot', 'import'].some(want);
     const scaled = want('scaling') && !process.env.BENCH_HOLD ? SCALING : [];
     const taskCount = Math.max(estate ? SIZE.tasks : 0, ...scaled.map((n) => estateOf(n).tasks));
     const t0 = Date.now();
@@ -753,6 +782,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_HOLD) return; // held for profiling: nothing was measured
     if (scaled.length > 0) await benchScaling(work, bodies);
     for (const p of APPLY_LEVELS) if (want(`apply-p${p}`) || want('apply')) await benchApply(work, p);
+    if (want('validate-large')) push((await measureValidateLarge(work, runCli)) as unknown as Scenario);
     if (want('help-cold')) await benchColdStart('help-cold', ['--help']);
     if (want('validate-examples-cold')) await benchColdStart('validate-examples-cold', ['validate', 'examples/manifests', '-q']);
   } finally {

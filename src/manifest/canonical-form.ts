@@ -86,7 +86,7 @@ function canonicalizeDocument(doc: Document.Parsed): void {
 }
 
 /** The schema of a document kind (a resource kind or `Policy`); undefined for any other kind. */
-function documentSchema(kind: string): AnySchemaObject | undefined {
+export function documentSchema(kind: string): AnySchemaObject | undefined {
   if (kind === 'Policy') return getValidatorByFile(POLICY_SCHEMA_FILE).schema as AnySchemaObject;
   return (MANIFEST_KINDS as readonly string[]).includes(kind) ? getKindSchema(kind as ManifestKind) : undefined;
 }

@@ -33,6 +33,38 @@ const HASH = 35;
 const DASH = 45;
 const COLON = 58;
 
+/** The styles of what the reader makes, for the canonical form (src/manifest/fast-canonical-form.ts). */
+export interface SimpleYamlStyles {
+  /** The collections written in flow style (`[…]`, `{…}`); the others were block. */
+  readonly flow: Set<object>;
+  /** The data of every document the reader made (not those `yaml` made when it declined). */
+  readonly documents: Set<object>;
+}
+
+/** Where the styles go, while a caller asks (recordSimpleYamlStyles). */
+let styles: SimpleYamlStyles | undefined;
+
+/**
+ * From now on (undefined: no longer), each call records its styles in `record`, which the caller
+ * empties between files (strong sets: a WeakSet entry costs the collector more than it saves).
+ */
+export function recordSimpleYamlStyles(record: SimpleYamlStyles | undefined): void {
+  styles = record;
+}
+
+/** parseSimpleYaml, with the styles of what it made. */
+export function parseSimpleYamlWithStyles(text: string): { documents: FastDocument[]; styles: SimpleYamlStyles } | undefined {
+  const before = styles;
+  const record: SimpleYamlStyles = { flow: new Set(), documents: new Set() };
+  styles = record;
+  try {
+    const documents = parseSimpleYaml(text);
+    return documents === undefined ? undefined : { documents, styles: record };
+  } finally {
+    styles = before;
+  }
+}
+
 /** The documents of `text`, or undefined when it is not in the subset (see the module comment). */
 export function parseSimpleYaml(text: string): FastDocument[] | undefined {
   if (text.includes('\t') || text.includes('\r')) return undefined;
@@ -139,6 +171,7 @@ function readDocuments(text: string): FastDocument[] {
     docs.push({ index: s - first, data, line: lines.no[from]!, col: 1 });
   }
   if (docs.length === 0) bail();
+  if (styles !== undefined) for (const d of docs) styles.documents.add(d.data);
   return docs;
 }
 
@@ -410,6 +443,7 @@ class FlowReader {
       if (++this.#depth > MAX_FLOW_DEPTH) bail();
       const v = c === 91 ? this.#seq() : this.#map();
       this.#depth--;
+      styles?.flow.add(v as object);
       return v;
     }
     return this.#plain();

@@ -20,11 +20,12 @@ export interface LoadOptions {
   /** The environment the manifests are for (documents chosen, `${var:}` substituted); absent: none (a `${var:}` is MF320). */
   readonly environment?: ManifestEnvironment;
   /**
-   * Called with each file as it is parsed (before the set is checked); given, the loader also lets
-   * the event loop turn every few files, so that requests started meanwhile are sent (plan and
-   * drift read ahead this way).
+   * Called with each file as soon as it is parsed (`bytes`, its content, valid only during the
+   * call), before the set is checked: `fmt` judges each file from this one parse. Given, the loader
+   * also lets the event loop turn every few files, so that requests started meanwhile are sent
+   * (plan and drift read ahead this way).
    */
-  readonly onFile?: (file: ParsedFile) => void;
+  readonly onFile?: (file: ParsedFile, bytes: Uint8Array) => void;
 }
 
 /** Files parsed between two turns of the event loop when `onFile` is given (~5 ms of parsing). */
@@ -50,14 +51,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
-    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total);
+    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total, options.onFile);
     if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
-    if (options.onFile) {
-      options.onFile(read.parsed);
-      if (i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
-    }
+    if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
   }
   const result = validateParsedFiles(parsed, options.rules, options.environment);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.
@@ -176,6 +174,7 @@ function readManifestFile(
   limits: ParseLimits,
   knownRegular: boolean,
   remaining: number,
+  onFile?: (parsed: ParsedFile, bytes: Uint8Array) => void,
 ): { parsed: ParsedFile; bytes: number } | { over: number } {
   let fd: number;
   try {
@@ -197,6 +196,7 @@ function readManifestFile(
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
     const parsed = parseManifestFile(file, bytes, limits);
+    onFile?.(parsed, bytes);
     return {
       parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` },
       bytes: bytes.byteLength,

@@ -36,6 +36,31 @@ describe('formatManifests', () => {
     });
   });
 
+  it('gives the same verdicts and writes the same text whether a file is plain YAML (read once) or needs the full parser', async () => {
+    // b: a byte order mark (canonical text after it); c: an anchor, outside the fast reader's subset; d: a comment the fast form does not place.
+    const dir = testdir({
+      'a.yaml': scrambled('Auditors'),
+      'b.yaml': `\ufeff${canonical('Operators')}`,
+      'c.yaml': scrambled('Admins').replace('resourceGroup: Operations', 'resourceGroup: &rg Operations'),
+      'd.yaml': scrambled('Viewers').replace('  resourceGroup: Operations', '  # the group\n  resourceGroup: Operations'),
+      'e.yaml': canonical('Readers'),
+    });
+    const check = await formatManifests({ paths: ['.'], check: true }, recordingContext(dir));
+    expect(states(check, dir)).toEqual({ 'a.yaml': 'unformatted', 'b.yaml': 'unformatted', 'c.yaml': 'unformatted', 'd.yaml': 'unformatted', 'e.yaml': 'formatted' });
+    await formatManifests({ paths: ['.'], check: false }, recordingContext(dir));
+    expect(readFileSync(join(dir, 'a.yaml'), 'utf8')).toBe(canonical('Auditors'));
+    expect(readFileSync(join(dir, 'b.yaml'), 'utf8')).toBe(canonical('Operators'));
+    expect(readFileSync(join(dir, 'c.yaml'), 'utf8')).toBe(canonical('Admins').replace('resourceGroup: Operations', 'resourceGroup: &rg Operations'));
+    expect(readFileSync(join(dir, 'd.yaml'), 'utf8')).toBe(canonical('Viewers').replace('  resourceGroup: Operations', '  # the group\n  resourceGroup: Operations'));
+    expect(states(await formatManifests({ paths: ['.'], check: true }, recordingContext(dir)), dir)).toEqual({
+      'a.yaml': 'formatted',
+      'b.yaml': 'formatted',
+      'c.yaml': 'formatted',
+      'd.yaml': 'formatted',
+      'e.yaml': 'formatted',
+    });
+  });
+
   it('formats a manifest that uses variables (they have no value while formatting)', async () => {
     const withVars = (quote: string) => scrambled('Auditors').replace(`userGroup: 'Auditors'`, `userGroup: ${quote}\${var:auditors}${quote}`);
     const dir = testdir({ 'a.yaml': withVars("'") });
