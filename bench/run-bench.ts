@@ -38,6 +38,7 @@ import type { ReaderInput } from './per-object-reader.js';
  * "none" skips it), BENCH_ONLY (comma list of scenario names; `scaling` for the curve),
  * BENCH_OUT (results file).
  * BENCH_HOLD=1 sets up the estate, prints its folder and waits (for profiling the CLI by hand).
+ * What each phase of a plan keeps in memory: `node --expose-gc dist-bench/bench/memory-phases.js 30000`.
  */
 const bin = join(root, 'bin/mftops.js');
 const envNum = (name: string, dflt: number): number => (process.env[name] ? Number(process.env[name]) : dflt);

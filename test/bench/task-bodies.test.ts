@@ -71,7 +71,15 @@ describe('bench task bodies', () => {
     const body = generatedTaskBody(12, refs);
     const reordered = { Active: body['Active'], ...body };
     const changed = { ...body, Active: 1 - Number(body['Active']) };
-    expect(mismatchedBodies(new Map([[12, body], [13, reordered as JsonObject]]), refs)).toEqual([13]);
+    expect(
+      mismatchedBodies(
+        new Map([
+          [12, body],
+          [13, reordered as JsonObject],
+        ]),
+        refs,
+      ),
+    ).toEqual([13]);
     expect(mismatchedBodies(new Map([[12, changed]]), refs)).toEqual([12]);
   });
 });
