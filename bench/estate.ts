@@ -84,23 +84,27 @@ function aclManifest(i: number, changed: boolean): string {
 /** Whether object `i` is one of the 1% whose manifest differs from the live state. */
 export const isChanged = (i: number): boolean => i % 100 === 0;
 
-const writeObject = (dir: string, kind: string, i: number, text: string): void => {
+/** Writes the file; its size in bytes. */
+const writeObject = (dir: string, kind: string, i: number, text: string): number => {
   const file = join(dir, kind, `batch-${String(Math.floor(i / 50)).padStart(3, '0')}`, `${kind}-${i}.yaml`);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
+  return Buffer.byteLength(text);
 };
 
 /**
  * One file per object under `dir`, 50 per folder. `changed` false: the manifests as populated;
- * true: 1% of each kind changed.
+ * true: 1% of each kind changed. Returns the bytes written.
  */
-export function writeEstateManifests(dir: string, size: EstateSize, changed: boolean): void {
+export function writeEstateManifests(dir: string, size: EstateSize, changed: boolean): number {
+  let bytes = 0;
   for (let i = 0; i < size.tasks; i++) {
     const text = generateTaskManifest(i);
-    writeObject(dir, 'task', i, changed && isChanged(i) ? text.replace(/Description: (.*)/, 'Description: $1 (changed)') : text);
+    bytes += writeObject(dir, 'task', i, changed && isChanged(i) ? text.replace(/Description: (.*)/, 'Description: $1 (changed)') : text);
   }
-  for (let i = 0; i < size.folders; i++) writeObject(dir, 'folder', i, folderManifest(i, changed && isChanged(i)));
-  for (let i = 0; i < size.acls; i++) writeObject(dir, 'acl', i, aclManifest(i, changed && isChanged(i)));
+  for (let i = 0; i < size.folders; i++) bytes += writeObject(dir, 'folder', i, folderManifest(i, changed && isChanged(i)));
+  for (let i = 0; i < size.acls; i++) bytes += writeObject(dir, 'acl', i, aclManifest(i, changed && isChanged(i)));
+  return bytes;
 }
 
 /** Task manifests `from`..`to - 1` as populated (unchanged), laid out as `writeEstateManifests` does. */

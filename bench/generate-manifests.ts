@@ -2,13 +2,13 @@
  * Generates realistic, valid Task manifests of varied shapes, for bulk validation tests and the
  * benchmark. Deterministic: the same count gives the same files.
  */
-const HOSTS = ['payroll-sftp', 'bank-as2', 'finance-share', 'acme-sftp', 'globex-ftp', 'initech-s3', 'local-fs', 'xfer'];
-const SCRIPTS = ['PGP Encrypt', 'PGP Decrypt', 'Zip Archive', 'Rename With Date', 'Unzip', 'Checksum'];
-const GROUPS = ['Finance', 'Partners', 'Operations'];
-const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+export const HOSTS = ['payroll-sftp', 'bank-as2', 'finance-share', 'acme-sftp', 'globex-ftp', 'initech-s3', 'local-fs', 'xfer'];
+export const SCRIPTS = ['PGP Encrypt', 'PGP Decrypt', 'Zip Archive', 'Rename With Date', 'Unzip', 'Checksum'];
+export const GROUPS = ['Finance', 'Partners', 'Operations'];
+export const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
-const pick = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
-const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+export const pick = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
+export const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 /** The YAML text of generated task number `i` (one document). */
 export function generateTaskManifest(i: number): string {

@@ -316,9 +316,17 @@ function buildAutomation(seed: AutomationSeed | undefined, variants: Variants): 
   });
 
   const aclIds = new Set<string>();
+  // First of each name wins, as a search of the list would find it (30,000 ACLs searched 3,000 groups each).
+  const firstByName = (list: readonly JsonObject[]): Map<unknown, JsonObject> => {
+    const m = new Map<unknown, JsonObject>();
+    for (const x of list) if (!m.has(x.Name)) m.set(x.Name, x);
+    return m;
+  };
+  const rgByName = firstByName(a.resourceGroups);
+  const ugByName = firstByName(a.userGroups);
   a.acls = (s.acls ?? []).map((raw, i): AclRecord => {
-    const rg = a.resourceGroups.find((g) => g.Name === raw.ResourceGroupName);
-    const ug = a.userGroups.find((g) => g.Name === raw.UserGroupName);
+    const rg = rgByName.get(raw.ResourceGroupName);
+    const ug = ugByName.get(raw.UserGroupName);
     if (!rg || !ug) fail(`automation.acls[${i}]: unknown resource group or user group (${String(raw.ResourceGroupName)} / ${String(raw.UserGroupName)})`);
     const perms = Object.fromEntries(ACL_PERMISSION_KEYS.map((k) => [k, 0])) as Record<AclPermission, 0 | 1>;
     const given = isJsonObject(raw.Permissions) ? raw.Permissions : {};
@@ -463,26 +471,32 @@ function buildTransfer(seed: TransferSeed | undefined): TransferState {
   const givenFolderIds = (s.folders ?? []).map((f) => f.id).filter((id): id is number => typeof id === 'number');
   t.nextFolderId = Math.max(1000, ...givenFolderIds) + 1;
   const rootSeed = (s.folders ?? []).find((f) => f.path === '/');
-  t.folders.push(newFolder(rootSeed?.id ?? 1000, 0, '/', '/', 'Root'));
+  // Folders by lower-case path: a search of the list per seeded folder made a 46,000-folder seed quadratic.
+  const byPath = new Map<string, TransferFolder>();
+  const add = (folder: TransferFolder): void => {
+    t.folders.push(folder);
+    if (!byPath.has(folder.path.toLowerCase())) byPath.set(folder.path.toLowerCase(), folder);
+  };
+  add(newFolder(rootSeed?.id ?? 1000, 0, '/', '/', 'Root'));
   const ensure = (path: string): TransferFolder => {
-    const existing = t.folders.find((f) => f.path.toLowerCase() === path.toLowerCase());
+    const existing = byPath.get(path.toLowerCase());
     if (existing) return existing;
     const cut = path.lastIndexOf('/');
     const parent = ensure(cut === 0 ? '/' : path.slice(0, cut));
     const folder = newFolder(t.nextFolderId++, parent.id, path.slice(cut + 1), path, 'Normal');
-    t.folders.push(folder);
+    add(folder);
     return folder;
   };
   for (const [i, f] of (s.folders ?? []).entries()) {
     const where = `transfer.folders[${i}] (${String(f.path)})`;
     if (typeof f.path !== 'string' || !f.path.startsWith('/') || (f.path !== '/' && (f.path.endsWith('/') || f.path.includes('//'))))
       fail(`${where}: path must be absolute, like /Distribution/Acme`);
-    let folder = t.folders.find((x) => x.path.toLowerCase() === f.path.toLowerCase());
+    let folder = byPath.get(f.path.toLowerCase());
     if (!folder) {
       const cut = f.path.lastIndexOf('/');
       const parent = ensure(cut === 0 ? '/' : f.path.slice(0, cut));
       folder = newFolder(f.id ?? t.nextFolderId++, parent.id, f.path.slice(cut + 1), f.path, 'Normal');
-      t.folders.push(folder);
+      add(folder);
     }
     const { id: _id, path: _path, owner, folderType, acl, ...settings } = f;
     if (typeof folderType === 'string') folder.folderType = folderType;
