@@ -33,7 +33,9 @@ import type { ReaderInput } from './per-object-reader.js';
  * peer of plan (issue 19): a per-resource refresh in a child process. `acl-reads` is not a CLI
  * run: it times plan's 2,000 folder ACL reads alone, the floor the per-request cost of this
  * machine puts under plan. `scaling` is the cost curve: plan and drift at several estate sizes.
- * `import` is `mftops import --all` of the estate into an empty folder (bench/import-scenario.ts).
+ * `import` is `mftops import --all` of the estate into an empty folder (bench/import-scenario.ts);
+ * `fmt` is `fmt --check` of the estate's manifests beside `validate`, and `validate-large` a
+ * validate of ~50 MB of manifests, its peak RSS per manifest byte (bench/manifest-scenarios.ts).
  *
  * Environment knobs (for quick runs): BENCH_TASKS, BENCH_FOLDERS, BENCH_ACLS, BENCH_LATENCY_MS,
  * BENCH_PLAN_PARALLELISM, BENCH_APPLY_CHANGES, BENCH_APPLY_LEVELS (e.g. "1,4,16"),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { addFolderByHand, listWrites, readFolder } from '../helpers/emulator-test-api.js';
+import { addFolderByHand, countTokenCalls, listWrites, readFolder } from '../helpers/emulator-test-api.js';
 import { hasStackTrace, runCli, type CliResult } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
@@ -66,20 +66,9 @@ function expectNoCrash(r: CliResult): void {
   }
 }
 
-/** Per service: tokens granted, tokens revoked. */
-function tokenCalls(): Record<string, { granted: number; revoked: number }> {
-  const out: Record<string, { granted: number; revoked: number }> = {};
-  for (const r of emulator.requestLog().filter((x) => x.isTokenCall && x.method === 'POST')) {
-    const calls = (out[r.service] ??= { granted: 0, revoked: 0 });
-    if (r.path.endsWith('/token/revoke')) calls.revoked++;
-    else if (r.path.endsWith('/token')) calls.granted++;
-  }
-  return out;
-}
-
 /** Both services were signed in to, and every token granted was revoked. */
 function expectTokensRevoked(): void {
-  const calls = tokenCalls();
+  const calls = countTokenCalls(emulator);
   expect(Object.keys(calls).sort()).toEqual(['automation', 'transfer']);
   for (const { granted, revoked } of Object.values(calls)) {
     expect(granted).toBeGreaterThan(0);

@@ -104,6 +104,17 @@ export function listWrites(emulator: RunningEmulator): string[] {
     .map((r) => `${r.method} ${r.path}`);
 }
 
+/** Per service: the tokens granted and revoked (POST /token, /token/revoke) since the log was reset. */
+export function countTokenCalls(emulator: RunningEmulator): Record<string, { granted: number; revoked: number }> {
+  const out: Record<string, { granted: number; revoked: number }> = {};
+  for (const r of emulator.requestLog().filter((x) => x.isTokenCall && x.method === 'POST')) {
+    const calls = (out[r.service] ??= { granted: 0, revoked: 0 });
+    if (r.path.endsWith('/token/revoke')) calls.revoked++;
+    else if (r.path.endsWith('/token')) calls.granted++;
+  }
+  return out;
+}
+
 /** How many records the automation service's audit report holds. */
 export function countAuditRecords(emulator: RunningEmulator): number {
   return emulator.state.automation.audit.length;

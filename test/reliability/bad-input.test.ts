@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { APPLY_ENV, applyWorkdir } from '../apply/helpers.js';
+import { countTokenCalls, listWrites } from '../helpers/emulator-test-api.js';
 import { hasStackTrace, runCli } from '../helpers/run-cli.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 
 /**
  * Bad input at the edges of the CLI: each case exits 1 with a message that says what is wrong,
- * and sends no request at all (the emulator's request log stays empty).
+ * and sends no request at all (the emulator's request log stays empty) — but for plan and drift
+ * of 50 manifest files or more, which read while they load (issue 29): they write nothing and
+ * revoke every token they were granted.
  */
 const CORPUS = new URL('../fixtures/invalid/', import.meta.url).pathname;
 const EXPECTED = (JSON.parse(readFileSync(join(CORPUS, 'expected.json'), 'utf8')) as { cases: Record<string, { code: string; line: number }> }).cases;
@@ -26,6 +29,16 @@ function expectRefusedOffline(r: { code: number | null; stdout: string; stderr: 
   expect(hasStackTrace(r.stderr)).toBe(false);
   expect(r.stderr).not.toMatch(/internal error/);
   expect(emulator.requestLog()).toEqual([]);
+}
+
+/** As expectRefusedOffline, for a run that may have read while its manifests loaded: no write, every token revoked. */
+function expectRefusedWithoutWrites(r: { code: number | null; stdout: string; stderr: string }, message: RegExp): void {
+  expect(r.code).toBe(1);
+  expect(r.stdout + r.stderr).toMatch(message);
+  expect(hasStackTrace(r.stderr)).toBe(false);
+  expect(r.stderr).not.toMatch(/internal error/);
+  expect(listWrites(emulator)).toEqual([]);
+  for (const [service, { granted, revoked }] of Object.entries(countTokenCalls(emulator))) expect(revoked, service).toBeGreaterThanOrEqual(granted);
 }
 
 describe('plan files', () => {
@@ -131,12 +144,13 @@ describe('the invalid corpus', () => {
   });
 
   for (const command of [['plan'], ['apply', '--auto-approve']] as const) {
-    it(`mftops ${command[0]} names every file's mistake (code and line) and sends no request`, async () => {
+    it(`mftops ${command[0]} names every file's mistake (code and line) and sends no write${command[0] === 'apply' ? ' (no request at all)' : ''}`, async () => {
       const dir = applyWorkdir(emulator, {
         manifests: Object.fromEntries(files.map((f) => [`manifests/${f}`, readFileSync(join(CORPUS, f))])) as unknown as Record<string, string>,
       });
       const r = await runCli([...command, 'manifests'], { cwd: dir, env: APPLY_ENV });
-      expectRefusedOffline(r, /error MF\d{3}/);
+      if (command[0] === 'apply') expectRefusedOffline(r, /error MF\d{3}/);
+      else expectRefusedWithoutWrites(r, /error MF\d{3}/);
       const missing = files.filter((f) => {
         const e = EXPECTED[f]!;
         return !new RegExp(`manifests/${f.replace(/\./g, '\\.')}:${e.line}:\\d+: error ${e.code}`).test(r.stderr);
