@@ -218,8 +218,9 @@ describe('the fast canonical form', () => {
       }),
       { numRuns: 3000 },
     );
-    // The property means something only if the fast form serves a fair share of them.
-    expect(fast / runs).toBeGreaterThan(0.1);
+    // The property means something only if the fast form serves a fair share of them. About 11 %
+    // do (3,000 runs: a standard deviation of 0.6 points); 6 % is far from chance.
+    expect(fast / runs).toBeGreaterThan(0.06);
   });
 
   it('serves the files import and fmt write (canonical), and agrees on the examples and the bench manifests', () => {
