@@ -187,7 +187,9 @@ async function checkTaskBodies(count: number, work: string): Promise<void> {
     }
     const bad = mismatchedBodies(planned, taskRefsOf(seed));
     if (planned.size !== sample.length || bad.length > 0) {
-      throw new Error(`hand-written task bodies differ from the planner's: ${planned.size} of ${sample.length} planned, differing ${bad.slice(0, 10).join(', ')}`);
+      throw new Error(
+        `hand-written task bodies differ from the planner's: ${planned.size} of ${sample.length} planned, differing ${bad.slice(0, 10).join(', ')}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

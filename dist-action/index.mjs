@@ -4389,7 +4389,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document3 = class _Document {
+    var Document4 = class _Document {
       constructor(value2, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -4679,7 +4679,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports2.Document = Document3;
+    exports2.Document = Document4;
   }
 });
 
@@ -6044,13 +6044,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
-    var Document3 = require_Document();
+    var Document4 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value: value2, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document3.Document(void 0, opts);
+      const doc = new Document4.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -6089,7 +6089,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document3 = require_Document();
+    var Document4 = require_Document();
     var errors = require_errors();
     var identity2 = require_identity();
     var composeDoc = require_compose_doc();
@@ -6278,7 +6278,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document3.Document(void 0, opts);
+          const doc = new Document4.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -8200,7 +8200,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
-    var Document3 = require_Document();
+    var Document4 = require_Document();
     var errors = require_errors();
     var log = require_log();
     var identity2 = require_identity();
@@ -8283,7 +8283,7 @@ var require_public_api = __commonJS({
       }
       if (identity2.isDocument(value2) && !_replacer)
         return value2.toString(options);
-      return new Document3.Document(value2, _replacer, options).toString(options);
+      return new Document4.Document(value2, _replacer, options).toString(options);
     }
     exports2.parse = parse2;
     exports2.parseAllDocuments = parseAllDocuments7;
@@ -8297,7 +8297,7 @@ var require_dist = __commonJS({
   "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
-    var Document3 = require_Document();
+    var Document4 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors();
     var Alias = require_Alias();
@@ -8313,7 +8313,7 @@ var require_dist = __commonJS({
     var publicApi = require_public_api();
     var visit5 = require_visit();
     exports2.Composer = composer.Composer;
-    exports2.Document = Document3.Document;
+    exports2.Document = Document4.Document;
     exports2.Schema = Schema.Schema;
     exports2.YAMLError = errors.YAMLError;
     exports2.YAMLParseError = errors.YAMLParseError;
@@ -12368,7 +12368,7 @@ var require_utils = __commonJS({
       }
       return output;
     }
-    function encodeComponent(input, isAllowed) {
+    function encodeComponent(input, isAllowed2) {
       let output = "";
       for (let i = 0; i < input.length; i++) {
         const ch = input[i];
@@ -12380,7 +12380,7 @@ var require_utils = __commonJS({
             continue;
           }
         }
-        if (isAllowed(ch)) {
+        if (isAllowed2(ch)) {
           output += ch;
         } else {
           const code7 = input.charCodeAt(i);
@@ -17142,6 +17142,11 @@ function findSchemasDir() {
 function readSchema(file) {
   return JSON.parse(readFileSync4(join5(findSchemasDir(), file), "utf8"));
 }
+function parsedSchema(file) {
+  let schema = parsedSchemas.get(file);
+  if (schema === void 0) parsedSchemas.set(file, schema = readSchema(file));
+  return schema;
+}
 function getAjv() {
   if (ajv) return ajv;
   const instance = new import__.Ajv2020({
@@ -17168,7 +17173,7 @@ function getAjv() {
   });
   import_ajv_formats.default.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
-  for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(readSchema(file), file);
+  for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(parsedSchema(file), file);
   ajv = instance;
   return instance;
 }
@@ -17181,7 +17186,7 @@ function getValidatorByFile(file) {
   const instance = getAjv();
   let validate2 = instance.getSchema(file);
   if (!validate2) {
-    instance.addSchema(readSchema(file), file);
+    instance.addSchema(parsedSchema(file), file);
     validate2 = instance.getSchema(file);
   }
   if (!validate2) throw new Error(`schema ${file} did not compile`);
@@ -17189,8 +17194,7 @@ function getValidatorByFile(file) {
   return validate2;
 }
 function getKindSchema(kind) {
-  const validate2 = getValidator(kind);
-  return validate2.schema;
+  return parsedSchema(SCHEMA_FILES[kind]);
 }
 function getValueVocabulary(kind) {
   const cached = vocabularies.get(kind);
@@ -17201,7 +17205,7 @@ function getValueVocabulary(kind) {
   vocabularies.set(kind, vocabulary);
   return vocabulary;
 }
-var import__, import_ajv_formats, SCHEMA_FILES, KINDS_SCHEMA_FILE, POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE, SCHEMA_BASE_URL, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, vocabularies;
+var import__, import_ajv_formats, SCHEMA_FILES, KINDS_SCHEMA_FILE, POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE, SCHEMA_BASE_URL, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, parsedSchemas, vocabularies;
 var init_schemas = __esm({
   "src/manifest/schemas.ts"() {
     "use strict";
@@ -17216,6 +17220,7 @@ var init_schemas = __esm({
     SCHEMA_BASE_URL = "https://mftops.dev/schemas/";
     ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
+    parsedSchemas = /* @__PURE__ */ new Map();
     vocabularies = /* @__PURE__ */ new Map();
   }
 });
@@ -17302,10 +17307,21 @@ function formatOffset(offsetMinutes) {
 }
 function offsetAt(ms, zone) {
   if (zone.iana === void 0) return -zone.biasMinutes;
-  let f = formatters.get(zone.iana);
+  const minute = Math.floor(ms / 6e4);
+  let known = offsets.get(zone.iana);
+  if (known === void 0) offsets.set(zone.iana, known = /* @__PURE__ */ new Map());
+  const cached = known.get(minute);
+  if (cached !== void 0) return cached;
+  if (known.size >= MAX_CACHED_OFFSETS) known.clear();
+  const offset = computeOffset(ms, zone.iana);
+  known.set(minute, offset);
+  return offset;
+}
+function computeOffset(ms, iana) {
+  let f = formatters.get(iana);
   if (f === void 0) {
     f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone.iana,
+      timeZone: iana,
       hourCycle: "h23",
       year: "numeric",
       month: "numeric",
@@ -17313,7 +17329,7 @@ function offsetAt(ms, zone) {
       hour: "numeric",
       minute: "numeric"
     });
-    formatters.set(zone.iana, f);
+    formatters.set(iana, f);
   }
   const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
   const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute));
@@ -17345,7 +17361,7 @@ function instantOf(year, month, day2, minuteOfDay, zone) {
 function dateText(t) {
   return `${String(t.year).padStart(4, "0")}-${String(t.month).padStart(2, "0")}-${String(t.day).padStart(2, "0")}`;
 }
-var WINDOWS_ZONES, BY_LOWER_NAME, UTC_ZONE, formatters;
+var WINDOWS_ZONES, BY_LOWER_NAME, UTC_ZONE, formatters, offsets, MAX_CACHED_OFFSETS;
 var init_server_zone = __esm({
   "src/schedule/server-zone.ts"() {
     "use strict";
@@ -17390,6 +17406,8 @@ var init_server_zone = __esm({
     BY_LOWER_NAME = new Map(Object.entries(WINDOWS_ZONES).map(([k, v]) => [k.toLowerCase(), v]));
     UTC_ZONE = { iana: "UTC", biasMinutes: 0, label: "UTC", source: "iana" };
     formatters = /* @__PURE__ */ new Map();
+    offsets = /* @__PURE__ */ new Map();
+    MAX_CACHED_OFFSETS = 1e5;
   }
 });
 
@@ -28974,18 +28992,31 @@ var init_version = __esm({
 // src/manifest/secret-references.ts
 function listSecretReferences(manifests) {
   const out = [];
+  const path = ["spec"];
   for (const manifest of manifests) {
-    const walk4 = (value2, path) => {
+    const walk4 = (value2) => {
       if (typeof value2 === "string") {
         if (!value2.includes("${")) return;
         const ref = parseSecretRef(value2);
-        if (ref !== void 0) out.push({ manifest, path, ref });
+        if (ref !== void 0) out.push({ manifest, path: [...path], ref });
         return;
       }
-      if (Array.isArray(value2)) value2.forEach((item, i) => walk4(item, [...path, i]));
-      else if (isRecord(value2)) for (const [key, item] of Object.entries(value2)) walk4(item, [...path, key]);
+      if (Array.isArray(value2)) {
+        for (let i = 0; i < value2.length; i++) {
+          path.push(i);
+          walk4(value2[i]);
+          path.pop();
+        }
+      } else if (isRecord(value2)) {
+        for (const key in value2) {
+          if (!Object.hasOwn(value2, key)) continue;
+          path.push(key);
+          walk4(value2[key]);
+          path.pop();
+        }
+      }
     };
-    walk4(manifest.spec, ["spec"]);
+    walk4(manifest.spec);
   }
   return out;
 }
@@ -29069,6 +29100,7 @@ function readDocuments(text3) {
     docs.push({ index: s - first, data, line: lines.no[from], col: 1 });
   }
   if (docs.length === 0) bail();
+  if (styles !== void 0) for (const d of docs) styles.documents.add(d.data);
   return docs;
 }
 function keyColon(text3, p, end) {
@@ -29155,7 +29187,7 @@ function resolvePlain(s) {
   }
   return s;
 }
-var OutOfSubset, bail, SPACE, HASH, DASH, COLON, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
+var OutOfSubset, bail, SPACE, HASH, DASH, COLON, styles, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
 var init_fast_yaml = __esm({
   "src/manifest/fast-yaml.ts"() {
     "use strict";
@@ -29312,6 +29344,7 @@ var init_fast_yaml = __esm({
           if (++this.#depth > MAX_FLOW_DEPTH) bail();
           const v = c === 91 ? this.#seq() : this.#map();
           this.#depth--;
+          styles?.flow.add(v);
           return v;
         }
         return this.#plain();
@@ -30584,10 +30617,11 @@ async function loadManifests(paths, options = {}) {
   const parsed = [];
   let total = 0;
   for (let i = 0; i < files2.length; i++) {
-    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total);
+    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total, options.onFile);
     if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
+    if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise((turn) => setImmediate(turn));
   }
   const result = validateParsedFiles(parsed, options.rules, options.environment);
   if (diagnostics.length === 0) return result;
@@ -30668,7 +30702,7 @@ function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
   return ext === ".yaml" || ext === ".yml";
 }
-function readManifestFile(file, limits, knownRegular, remaining) {
+function readManifestFile(file, limits, knownRegular, remaining, onFile) {
   let fd;
   try {
     fd = openSync4(file, "r");
@@ -30688,6 +30722,7 @@ function readManifestFile(file, limits, knownRegular, remaining) {
     }
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     const parsed = parseManifestFile(file, bytes, limits);
+    onFile?.(parsed, bytes);
     return {
       parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` },
       bytes: bytes.byteLength
@@ -30754,13 +30789,14 @@ function errnoText(err) {
       return code7 ?? (err instanceof Error ? err.message : String(err));
   }
 }
-var SMALL_FILE_BYTES, smallFileBuffer;
+var FILES_PER_TURN, SMALL_FILE_BYTES, smallFileBuffer;
 var init_load = __esm({
   "src/manifest/load.ts"() {
     "use strict";
     init_diagnostics2();
     init_parse2();
     init_validate();
+    FILES_PER_TURN = 50;
     SMALL_FILE_BYTES = 64 * 1024;
   }
 });
@@ -30791,9 +30827,9 @@ function manifestEnvironmentOf(config, env) {
     ...config.maxManifestBytes !== void 0 ? { maxManifestBytes: config.maxManifestBytes } : {}
   };
 }
-async function loadEnvironmentManifests(paths, ctx, environment, confinement) {
+async function loadEnvironmentManifests(paths, ctx, environment, confinement, onFile) {
   const { loadManifests: loadManifests2 } = await Promise.resolve().then(() => (init_load(), load_exports));
-  const loaded = await loadManifests2(paths, { cwd: ctx.cwd, ...environment !== void 0 ? { environment } : {} });
+  const loaded = await loadManifests2(paths, { cwd: ctx.cwd, ...withDefined({ environment, onFile }) });
   const refused = confinement !== void 0 ? await confineSecretReferences(loaded, confinement, ctx) : [];
   const manifests = refused.length > 0 ? { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...refused]) } : loaded;
   return { ok: !hasErrors(manifests.diagnostics), manifests };
@@ -30865,14 +30901,20 @@ function choosePrune(env, paths, prune, ctx) {
   if (partial) return { kinds: [], partial, off: { reason: "partial-manifests", kinds: env.prune } };
   return { kinds: env.prune, partial };
 }
-async function prepareRead(options, ctx) {
+async function prepareRead(options, ctx, readAhead) {
   const { config, env } = openEnvironment(options, ctx);
-  const loaded = await loadEnvironmentManifests(
-    manifestPathsOf(options.paths, config, env, ctx),
-    ctx,
-    manifestEnvironmentOf(config, env),
-    secretConfinementOf(config)
-  );
+  const paths = manifestPathsOf(options.paths, config, env, ctx);
+  let onFile;
+  if (readAhead !== void 0) {
+    let services;
+    try {
+      services = resolveServices(config, env, ctx);
+    } catch {
+      services = void 0;
+    }
+    if (services !== void 0) onFile = await readAhead(services, env, options.parallelism ?? DEFAULTS.readParallelism);
+  }
+  const loaded = await loadEnvironmentManifests(paths, ctx, manifestEnvironmentOf(config, env), secretConfinementOf(config), onFile);
   if (!loaded.ok)
     return { status: "invalid", diagnostics: { diagnostics: loaded.manifests.diagnostics, manifestCount: countValidDocuments(loaded.manifests) } };
   const prune = choosePrune(env, options.paths, options.prune, ctx);
@@ -30898,6 +30940,7 @@ var init_environment = __esm({
     init_secret();
     init_defaults();
     init_secret_references();
+    init_with_defined();
   }
 });
 
@@ -50351,20 +50394,20 @@ var require_cache2 = __commonJS({
           }
           if (origins !== void 0) {
             const requestOrigin = opts2.origin.toString().toLowerCase();
-            let isAllowed = false;
+            let isAllowed2 = false;
             for (let i = 0; i < origins.length; i++) {
               const allowed = origins[i];
               if (typeof allowed === "string") {
                 if (allowed.toLowerCase() === requestOrigin) {
-                  isAllowed = true;
+                  isAllowed2 = true;
                   break;
                 }
               } else if (allowed.test(requestOrigin)) {
-                isAllowed = true;
+                isAllowed2 = true;
                 break;
               }
             }
-            if (!isAllowed) {
+            if (!isAllowed2) {
               return dispatch(opts2, handler);
             }
           }
@@ -61174,260 +61217,6 @@ var init_clients = __esm({
   }
 });
 
-// src/schedule/plan-calendar.ts
-function assemblePlanCalendar(input) {
-  const tasks = [];
-  for (const change of input.changes) {
-    if (change.kind !== "Task" || change.liveId === void 0) continue;
-    const action = change.action;
-    if (action !== "update" && action !== "replace" && action !== "delete") continue;
-    const schedules = liveSchedules(input.liveTasks.get(change.liveId), input.dateListNames);
-    if (schedules.length === 0) continue;
-    const options = { zone: input.zone, dateLists: input.dateLists };
-    const nextRuns = listNextRuns(schedules, { ...options, from: input.now, count: 3 }).map((r) => new Date(r.start).toISOString());
-    const due = findDueRun(schedules, { ...options, now: input.now, marginMinutes: input.dueMarginMinutes });
-    tasks.push({
-      address: change.address,
-      action,
-      nextRuns,
-      ...due !== void 0 ? { due: { start: new Date(due.start).toISOString(), open: due.start < input.now.getTime() } } : {}
-    });
-  }
-  const changeWindow = input.changeWindows !== void 0 ? checkWindow(input) : void 0;
-  const paused = input.pauseScheduler === true ? listPausedRuns(input) : void 0;
-  if (tasks.length === 0 && changeWindow === void 0 && paused === void 0) return void 0;
-  return {
-    at: input.now.toISOString(),
-    zone: input.zone,
-    dueMarginMinutes: input.dueMarginMinutes,
-    tasks,
-    ...withDefined({ changeWindow, paused })
-  };
-}
-function listPausedRuns(input) {
-  const until = new Date(input.now.getTime() + input.dueMarginMinutes * 6e4);
-  const runs = [];
-  for (const task of input.liveTasks.values()) {
-    if (!isRecord(task) || typeof task.Name !== "string") continue;
-    const schedules = liveSchedules(task, input.dateListNames);
-    for (const run of listNextRuns(schedules, { zone: input.zone, dateLists: input.dateLists, from: input.now, until, count: 100 }))
-      runs.push({ address: formatAddress("Task", task.Name), start: run.start });
-  }
-  runs.sort((a, b) => a.start - b.start || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { minutes: input.dueMarginMinutes, runs: runs.map((r) => ({ address: r.address, start: new Date(r.start).toISOString() })) };
-}
-function checkWindow(input) {
-  return judgeWindowsNow(
-    input.changeWindows,
-    input.now,
-    { zone: input.zone, dateLists: input.dateLists },
-    input.missingDateLists ?? [],
-    input.unreadableDateLists ?? []
-  );
-}
-function judgeWindowsNow(windows, now, context, missing, unreadable2 = []) {
-  const lists = [
-    ...missing.length > 0 ? [describeMissingDateLists(missing)] : [],
-    ...unreadable2.length > 0 ? [describeUnreadableDateLists(unreadable2)] : []
-  ];
-  if (lists.length > 0) return { state: "frozen", text: lists.join("; ") };
-  if (context.zone.source === "unknown") return { state: "closed", text: `the change windows cannot be judged: ${context.zone.note ?? "no time zone"}` };
-  const verdict = judgeChangeWindow(windows, now, context);
-  if (verdict.state === "open") return { state: "open" };
-  const note = context.zone.note !== void 0 ? `; ${context.zone.note}` : "";
-  return {
-    state: verdict.state,
-    text: `${describeWindowVerdict(verdict, now, context.zone)}${note}`,
-    ...withDefined({ next: verdict.next !== void 0 ? new Date(verdict.next).toISOString() : void 0 })
-  };
-}
-function describeUnreadableDateLists(names2) {
-  return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, whose dates cannot be read (none readable, or one in a form other than yyyy-mm-dd, an ISO instant or M/d/yyyy): the freeze cannot be checked`;
-}
-function describeMissingDateLists(names2) {
-  return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, which the automation server does not have: the freeze cannot be checked`;
-}
-function liveSchedules(task, dateListNames) {
-  if (!isRecord(task) || task.Active === 0 || task.Active === false || task.Active === "0") return [];
-  const list = isRecord(task.Schedules) ? task.Schedules.Schedule : void 0;
-  const items = Array.isArray(list) ? list : isRecord(list) ? [list] : [];
-  return items.filter(isRecord).map((s) => {
-    const freq = isRecord(s.Frequency) ? s.Frequency.Interval : void 0;
-    const intervals = (Array.isArray(freq) ? freq : isRecord(freq) ? [freq] : []).filter(isRecord).map((i) => ({
-      StartTime: typeof i.StartTime === "string" ? i.StartTime : "",
-      EndTime: typeof i.EndTime === "string" ? i.EndTime : ""
-    }));
-    const dayList = isRecord(s.Days) ? s.Days.DayOfWeek : void 0;
-    const days = (Array.isArray(dayList) ? dayList : typeof dayList === "string" ? [dayList] : []).map((d) => typeof d === "string" ? canonicalDayName(d) : void 0).filter((d) => d !== void 0);
-    const refs = Array.isArray(s.DateListRef) ? s.DateListRef : s.DateListRef !== void 0 ? [s.DateListRef] : [];
-    const lists = refs.map((r) => {
-      const id = isRecord(r) ? String(r.DateListID ?? r.ID ?? "") : String(r);
-      return dateListNames.get(id) ?? id;
-    });
-    const multi = Number(s.Multi);
-    return {
-      ...days.length > 0 ? { Days: { DayOfWeek: days } } : {},
-      ...lists.length > 0 ? { DateListRef: lists } : {},
-      Frequency: { Interval: intervals },
-      ...multi === 1 || multi === 2 ? { Multi: multi } : {}
-    };
-  });
-}
-function indexDateLists(lists) {
-  const byName = /* @__PURE__ */ new Map();
-  const namesById = /* @__PURE__ */ new Map();
-  const withoutEntries = /* @__PURE__ */ new Map();
-  const unreadable2 = /* @__PURE__ */ new Set();
-  for (const list of lists) {
-    if (!isRecord(list) || typeof list.Name !== "string") continue;
-    const name = list.Name.toLowerCase();
-    if (list.ID !== void 0) namesById.set(String(list.ID), list.Name);
-    const entries = Array.isArray(list.Entries) ? list.Entries : list.Entries !== void 0 ? [list.Entries] : [];
-    if (entries.length === 0 && list.ID !== void 0) withoutEntries.set(name, String(list.ID));
-    const dates = /* @__PURE__ */ new Set();
-    for (const e of entries) {
-      if (isRecord(e) && e.Date === void 0 && e.C !== void 0) continue;
-      const date = readListDate(isRecord(e) ? e.Date : e);
-      if (date !== void 0) dates.add(date);
-      else unreadable2.add(name);
-    }
-    byName.set(name, dates);
-  }
-  return { byName, namesById, withoutEntries, unreadable: unreadable2 };
-}
-function readListDate(value2) {
-  if (typeof value2 !== "string") return void 0;
-  const text3 = value2.trim();
-  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text3);
-  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text3);
-  const [year, month, day2] = iso !== null ? [iso[1], iso[2], iso[3]] : us !== null ? [us[3], us[1], us[2]] : [];
-  if (year === void 0 || month === void 0 || day2 === void 0) return void 0;
-  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day2)));
-  if (d.getUTCFullYear() !== Number(year) || d.getUTCMonth() + 1 !== Number(month) || d.getUTCDate() !== Number(day2)) return void 0;
-  return `${year}-${month.padStart(2, "0")}-${day2.padStart(2, "0")}`;
-}
-var init_plan_calendar = __esm({
-  "src/schedule/plan-calendar.ts"() {
-    "use strict";
-    init_is_record();
-    init_address();
-    init_vocabulary();
-    init_change_window();
-    init_next_runs();
-    init_with_defined();
-  }
-});
-
-// src/app/server-calendar.ts
-async function readServerCalendar(reader, live, needDateLists, freezeLists = []) {
-  if (reader === void 0) return { zone: UTC_ZONE, dateLists: /* @__PURE__ */ new Map(), namesById: /* @__PURE__ */ new Map(), unreadable: /* @__PURE__ */ new Set() };
-  const info = live?.automation?.info ?? await reader.info();
-  const known = live?.automation?.dateLists?.items;
-  const listed = known ?? (needDateLists ? await reader.listDateLists() : []);
-  const summaries = indexDateLists(listed).withoutEntries;
-  const ids = new Set(freezeLists.flatMap((name) => summaries.get(name.toLowerCase()) ?? []));
-  const lists = await Promise.all(
-    listed.map((l) => isRecord(l) && l.ID !== void 0 && ids.has(String(l.ID)) ? reader.getDateList(String(l.ID)) : Promise.resolve(l))
-  );
-  const index = indexDateLists(lists);
-  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById, unreadable: index.unreadable };
-}
-function missingFreezeLists(env, calendar) {
-  return freezeListNames(env).filter((name) => !calendar.dateLists.has(name.toLowerCase()));
-}
-function unreadableFreezeLists(env, calendar) {
-  return freezeListNames(env).filter((name) => {
-    const dates = calendar.dateLists.get(name.toLowerCase());
-    return dates !== void 0 && (dates.size === 0 || calendar.unreadable.has(name.toLowerCase()));
-  });
-}
-function freezeListNames(env) {
-  return (env.changeWindows?.freeze ?? []).flatMap((f) => "dateList" in f ? [f.dateList] : []);
-}
-async function addPlanCalendar(plan, live, input) {
-  const liveTasks = live?.automation?.tasks?.byId ?? /* @__PURE__ */ new Map();
-  const written = plan.changes.filter(
-    (c) => c.kind === "Task" && (c.action === "update" || c.action === "replace" || c.action === "delete") && c.liveId !== void 0
-  );
-  const windows = input.env.changeWindows;
-  const pauseScheduler = input.pauseScheduler === true && live?.automation?.tasks !== void 0 && plan.changes.some((c) => isWriteAction(c.action));
-  if (written.length === 0 && windows === void 0 && !pauseScheduler) return plan;
-  const scheduled = pauseScheduler ? [...liveTasks.values()] : written.map((c) => liveTasks.get(c.liveId));
-  const needDateLists = (windows?.freeze ?? []).some((f) => "dateList" in f) || scheduled.some((task) => liveSchedules(task, /* @__PURE__ */ new Map()).some((s) => (s.DateListRef ?? []).length > 0));
-  const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
-  const assembled = assemblePlanCalendar({
-    changes: written,
-    liveTasks,
-    dateListNames: calendar.namesById,
-    dateLists: calendar.dateLists,
-    zone: calendar.zone,
-    now: input.now,
-    dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
-    pauseScheduler,
-    ...windows !== void 0 ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) } : {}
-  });
-  return assembled === void 0 ? plan : { ...plan, calendar: assembled };
-}
-function checkOverrideReason(override) {
-  if (override !== void 0 && override.trim() === "")
-    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
-}
-async function checkApplyWindow(env, reader, now, override) {
-  checkOverrideReason(override);
-  const windows = env.changeWindows;
-  if (windows === void 0) return void 0;
-  const calendar = await readServerCalendar(
-    reader,
-    void 0,
-    windows.freeze.some((f) => "dateList" in f),
-    freezeListNames(env)
-  );
-  const { state, text: text3 = state } = judgeWindowsNow(
-    windows,
-    now,
-    { zone: calendar.zone, dateLists: calendar.dateLists },
-    missingFreezeLists(env, calendar),
-    unreadableFreezeLists(env, calendar)
-  );
-  if (state === "open") return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
-  if (override !== void 0) return { report: { state, text: text3, overrideReason: override.trim() } };
-  return {
-    report: { state, text: text3 },
-    refusal: `${text3}; to apply now anyway: --override-window "reason"`
-  };
-}
-var init_server_calendar = __esm({
-  "src/app/server-calendar.ts"() {
-    "use strict";
-    init_errors();
-    init_is_record();
-    init_with_defined();
-    init_model9();
-    init_model2();
-    init_plan_calendar();
-    init_server_zone();
-  }
-});
-
-// src/app/clock.ts
-function readClock(env) {
-  const pinned = env["MFTOPS_NOW"];
-  if (pinned === void 0 || pinned === "") return () => /* @__PURE__ */ new Date();
-  const ms = Date.parse(pinned);
-  if (!Number.isFinite(ms)) throw new ConfigError(`MFTOPS_NOW is not an ISO instant: ${JSON.stringify(pinned)}`);
-  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(pinned.trim()))
-    throw new ConfigError(
-      `MFTOPS_NOW has no Z or offset, so it would be read in this machine's zone: ${JSON.stringify(pinned)} (write e.g. 2026-11-28T01:55:00Z)`
-    );
-  return () => new Date(ms);
-}
-var init_clock = __esm({
-  "src/app/clock.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
 // src/live/read-live-state.ts
 function planLiveReads(manifests, scope, prune) {
   const parts = Object.values(KIND_IO).map(
@@ -61778,6 +61567,433 @@ var init_read_live_state = __esm({
   }
 });
 
+// src/app/prefetch-reads.ts
+async function startReadPrefetch(services, env, ctx, parallelism) {
+  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const started = /* @__PURE__ */ new Map();
+  let stopped = false;
+  const begin = (key, call) => {
+    if (stopped || started.has(key)) return started.get(key);
+    const p = call();
+    p.catch(() => void 0);
+    started.set(key, p);
+    return p;
+  };
+  const automation = clients.readers.automation;
+  const transfer = clients.readers.transfer;
+  let tasksAhead = false;
+  let aclsAhead = false;
+  const startTaskReads = () => {
+    if (automation === void 0 || tasksAhead) return;
+    tasksAhead = true;
+    void begin("info", () => automation.info());
+    void begin("listTasks", () => automation.listTasks());
+    void begin("listHosts", () => automation.listHosts());
+    void begin("listCustomScripts", () => automation.listCustomScripts());
+    void begin("listStandardScripts", () => automation.listStandardScripts());
+    void begin("listDateLists", () => automation.listDateLists());
+    void begin("listResourceGroups", () => automation.listResourceGroups());
+  };
+  const startAclReads = () => {
+    if (automation === void 0 || aclsAhead) return;
+    aclsAhead = true;
+    void begin("info", () => automation.info());
+    void begin("listResourceGroups", () => automation.listResourceGroups());
+    void begin("listResourceGroupAcls", () => automation.listResourceGroupAcls());
+  };
+  const folderPaths = /* @__PURE__ */ new Set();
+  let byKey2;
+  const queue = [];
+  let inFlight = 0;
+  const pump = () => {
+    while (!stopped && inFlight < parallelism && queue.length > 0) {
+      const folder = queue.shift();
+      const p = begin(`listFolderAcls:${String(folder.id)}`, () => transfer.listFolderAcls(folder.id));
+      if (p === void 0) continue;
+      inFlight++;
+      void p.then(
+        () => (inFlight -= 1, pump()),
+        () => (inFlight -= 1, pump())
+      );
+    }
+  };
+  const enqueue = (key) => {
+    const folder = byKey2?.get(key);
+    if (folder === void 0) return;
+    queue.push(folder);
+    pump();
+  };
+  const addFolder = (path) => {
+    if (transfer === void 0) return;
+    const key = folderKey(path);
+    if (folderPaths.has(key)) return;
+    folderPaths.add(key);
+    if (byKey2 !== void 0) return enqueue(key);
+    if (folderPaths.size <= FOLDER_LIST_THRESHOLD || started.has("listFolders")) return;
+    const listed = begin("listFolders", () => transfer.listFolders());
+    void listed?.then(
+      (folders) => {
+        byKey2 = /* @__PURE__ */ new Map();
+        for (const f of folders) if (!byKey2.has(folderKey(f.path))) byKey2.set(folderKey(f.path), f);
+        for (const k of folderPaths) enqueue(k);
+      },
+      () => void 0
+    );
+  };
+  let files2 = 0;
+  let waiting = [];
+  const onFile = (file) => {
+    if (stopped) return;
+    files2++;
+    const act = (start) => waiting !== void 0 ? waiting.push(start) : start();
+    for (const doc of file.documents) {
+      const d = doc.data;
+      if (!isRecord(d) || !isRecord(d.metadata)) continue;
+      const names2 = d.metadata.environments;
+      if (names2 !== void 0 && !(Array.isArray(names2) && names2.includes(env.name))) continue;
+      const name = d.metadata.name;
+      if (typeof name !== "string" || name.includes("${")) continue;
+      if (d.kind === "Task") act(startTaskReads);
+      else if (d.kind === "ResourceGroupAcl") act(startAclReads);
+      else if (d.kind === "FolderPermissions") act(() => addFolder(name));
+    }
+    if (waiting !== void 0 && files2 >= READ_AHEAD_AFTER_FILES) {
+      const now = waiting;
+      waiting = void 0;
+      for (const start of now) start();
+    }
+  };
+  return {
+    readers: {
+      ...automation !== void 0 ? { automation: takingStarted(automation, started) } : {},
+      ...transfer !== void 0 ? { transfer: takingStarted(transfer, started) } : {}
+    },
+    onFile,
+    stop: () => {
+      stopped = true;
+      queue.length = 0;
+    },
+    close: () => {
+      stopped = true;
+      queue.length = 0;
+      return clients.close();
+    }
+  };
+}
+function takingStarted(view, started) {
+  const out = {};
+  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(view))) {
+    const fn = descriptor.value;
+    if (typeof fn !== "function") {
+      Object.defineProperty(out, name, descriptor);
+      continue;
+    }
+    out[name] = (...args) => {
+      const key = args.length === 0 ? name : args.length === 1 && name === "listFolderAcls" ? `${name}:${String(args[0])}` : void 0;
+      const early = key !== void 0 ? started.get(key) : void 0;
+      if (early !== void 0 && early !== TAKEN) {
+        started.set(key, TAKEN);
+        return early;
+      }
+      return fn(...args);
+    };
+  }
+  return Object.freeze(out);
+}
+var READ_AHEAD_AFTER_FILES, TAKEN;
+var init_prefetch_reads = __esm({
+  "src/app/prefetch-reads.ts"() {
+    "use strict";
+    init_is_record();
+    init_model10();
+    init_read_live_state();
+    init_clients();
+    READ_AHEAD_AFTER_FILES = 50;
+    TAKEN = Promise.resolve(void 0);
+  }
+});
+
+// src/app/read-while-loading.ts
+async function readWhileLoading(options, ctx) {
+  let prefetch;
+  try {
+    const prelude = await prepareRead(options, ctx, async (services, env, parallelism) => {
+      prefetch = await startReadPrefetch(services, env, ctx, parallelism);
+      return prefetch.onFile;
+    });
+    prefetch?.stop();
+    if (prelude.status === "invalid" || prefetch === void 0) {
+      await prefetch?.close();
+      return { prelude };
+    }
+    return { prelude, clients: prefetch };
+  } catch (err) {
+    await prefetch?.close();
+    throw err;
+  }
+}
+var init_read_while_loading = __esm({
+  "src/app/read-while-loading.ts"() {
+    "use strict";
+    init_environment();
+    init_prefetch_reads();
+  }
+});
+
+// src/schedule/plan-calendar.ts
+function assemblePlanCalendar(input) {
+  const tasks = [];
+  for (const change of input.changes) {
+    if (change.kind !== "Task" || change.liveId === void 0) continue;
+    const action = change.action;
+    if (action !== "update" && action !== "replace" && action !== "delete") continue;
+    const schedules = liveSchedules(input.liveTasks.get(change.liveId), input.dateListNames);
+    if (schedules.length === 0) continue;
+    const options = { zone: input.zone, dateLists: input.dateLists };
+    const nextRuns = listNextRuns(schedules, { ...options, from: input.now, count: 3 }).map((r) => new Date(r.start).toISOString());
+    const due = findDueRun(schedules, { ...options, now: input.now, marginMinutes: input.dueMarginMinutes });
+    tasks.push({
+      address: change.address,
+      action,
+      nextRuns,
+      ...due !== void 0 ? { due: { start: new Date(due.start).toISOString(), open: due.start < input.now.getTime() } } : {}
+    });
+  }
+  const changeWindow = input.changeWindows !== void 0 ? checkWindow(input) : void 0;
+  const paused = input.pauseScheduler === true ? listPausedRuns(input) : void 0;
+  if (tasks.length === 0 && changeWindow === void 0 && paused === void 0) return void 0;
+  return {
+    at: input.now.toISOString(),
+    zone: input.zone,
+    dueMarginMinutes: input.dueMarginMinutes,
+    tasks,
+    ...withDefined({ changeWindow, paused })
+  };
+}
+function listPausedRuns(input) {
+  const until = new Date(input.now.getTime() + input.dueMarginMinutes * 6e4);
+  const runs = [];
+  for (const task of input.liveTasks.values()) {
+    if (!isRecord(task) || typeof task.Name !== "string") continue;
+    const schedules = liveSchedules(task, input.dateListNames);
+    for (const run of listNextRuns(schedules, { zone: input.zone, dateLists: input.dateLists, from: input.now, until, count: 100 }))
+      runs.push({ address: formatAddress("Task", task.Name), start: run.start });
+  }
+  runs.sort((a, b) => a.start - b.start || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { minutes: input.dueMarginMinutes, runs: runs.map((r) => ({ address: r.address, start: new Date(r.start).toISOString() })) };
+}
+function checkWindow(input) {
+  return judgeWindowsNow(
+    input.changeWindows,
+    input.now,
+    { zone: input.zone, dateLists: input.dateLists },
+    input.missingDateLists ?? [],
+    input.unreadableDateLists ?? []
+  );
+}
+function judgeWindowsNow(windows, now, context, missing, unreadable2 = []) {
+  const lists = [
+    ...missing.length > 0 ? [describeMissingDateLists(missing)] : [],
+    ...unreadable2.length > 0 ? [describeUnreadableDateLists(unreadable2)] : []
+  ];
+  if (lists.length > 0) return { state: "frozen", text: lists.join("; ") };
+  if (context.zone.source === "unknown") return { state: "closed", text: `the change windows cannot be judged: ${context.zone.note ?? "no time zone"}` };
+  const verdict = judgeChangeWindow(windows, now, context);
+  if (verdict.state === "open") return { state: "open" };
+  const note = context.zone.note !== void 0 ? `; ${context.zone.note}` : "";
+  return {
+    state: verdict.state,
+    text: `${describeWindowVerdict(verdict, now, context.zone)}${note}`,
+    ...withDefined({ next: verdict.next !== void 0 ? new Date(verdict.next).toISOString() : void 0 })
+  };
+}
+function describeUnreadableDateLists(names2) {
+  return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, whose dates cannot be read (none readable, or one in a form other than yyyy-mm-dd, an ISO instant or M/d/yyyy): the freeze cannot be checked`;
+}
+function describeMissingDateLists(names2) {
+  return `changeWindows.freeze names the date ${names2.length === 1 ? "list" : "lists"} ${names2.map((n) => JSON.stringify(n)).join(", ")}, which the automation server does not have: the freeze cannot be checked`;
+}
+function liveSchedules(task, dateListNames) {
+  if (!isRecord(task) || task.Active === 0 || task.Active === false || task.Active === "0") return [];
+  const list = isRecord(task.Schedules) ? task.Schedules.Schedule : void 0;
+  const items = Array.isArray(list) ? list : isRecord(list) ? [list] : [];
+  return items.filter(isRecord).map((s) => {
+    const freq = isRecord(s.Frequency) ? s.Frequency.Interval : void 0;
+    const intervals = (Array.isArray(freq) ? freq : isRecord(freq) ? [freq] : []).filter(isRecord).map((i) => ({
+      StartTime: typeof i.StartTime === "string" ? i.StartTime : "",
+      EndTime: typeof i.EndTime === "string" ? i.EndTime : ""
+    }));
+    const dayList = isRecord(s.Days) ? s.Days.DayOfWeek : void 0;
+    const days = (Array.isArray(dayList) ? dayList : typeof dayList === "string" ? [dayList] : []).map((d) => typeof d === "string" ? canonicalDayName(d) : void 0).filter((d) => d !== void 0);
+    const refs = Array.isArray(s.DateListRef) ? s.DateListRef : s.DateListRef !== void 0 ? [s.DateListRef] : [];
+    const lists = refs.map((r) => {
+      const id = isRecord(r) ? String(r.DateListID ?? r.ID ?? "") : String(r);
+      return dateListNames.get(id) ?? id;
+    });
+    const multi = Number(s.Multi);
+    return {
+      ...days.length > 0 ? { Days: { DayOfWeek: days } } : {},
+      ...lists.length > 0 ? { DateListRef: lists } : {},
+      Frequency: { Interval: intervals },
+      ...multi === 1 || multi === 2 ? { Multi: multi } : {}
+    };
+  });
+}
+function indexDateLists(lists) {
+  const byName = /* @__PURE__ */ new Map();
+  const namesById = /* @__PURE__ */ new Map();
+  const withoutEntries = /* @__PURE__ */ new Map();
+  const unreadable2 = /* @__PURE__ */ new Set();
+  for (const list of lists) {
+    if (!isRecord(list) || typeof list.Name !== "string") continue;
+    const name = list.Name.toLowerCase();
+    if (list.ID !== void 0) namesById.set(String(list.ID), list.Name);
+    const entries = Array.isArray(list.Entries) ? list.Entries : list.Entries !== void 0 ? [list.Entries] : [];
+    if (entries.length === 0 && list.ID !== void 0) withoutEntries.set(name, String(list.ID));
+    const dates = /* @__PURE__ */ new Set();
+    for (const e of entries) {
+      if (isRecord(e) && e.Date === void 0 && e.C !== void 0) continue;
+      const date = readListDate(isRecord(e) ? e.Date : e);
+      if (date !== void 0) dates.add(date);
+      else unreadable2.add(name);
+    }
+    byName.set(name, dates);
+  }
+  return { byName, namesById, withoutEntries, unreadable: unreadable2 };
+}
+function readListDate(value2) {
+  if (typeof value2 !== "string") return void 0;
+  const text3 = value2.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text3);
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text3);
+  const [year, month, day2] = iso !== null ? [iso[1], iso[2], iso[3]] : us !== null ? [us[3], us[1], us[2]] : [];
+  if (year === void 0 || month === void 0 || day2 === void 0) return void 0;
+  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day2)));
+  if (d.getUTCFullYear() !== Number(year) || d.getUTCMonth() + 1 !== Number(month) || d.getUTCDate() !== Number(day2)) return void 0;
+  return `${year}-${month.padStart(2, "0")}-${day2.padStart(2, "0")}`;
+}
+var init_plan_calendar = __esm({
+  "src/schedule/plan-calendar.ts"() {
+    "use strict";
+    init_is_record();
+    init_address();
+    init_vocabulary();
+    init_change_window();
+    init_next_runs();
+    init_with_defined();
+  }
+});
+
+// src/app/server-calendar.ts
+async function readServerCalendar(reader, live, needDateLists, freezeLists = []) {
+  if (reader === void 0) return { zone: UTC_ZONE, dateLists: /* @__PURE__ */ new Map(), namesById: /* @__PURE__ */ new Map(), unreadable: /* @__PURE__ */ new Set() };
+  const info = live?.automation?.info ?? await reader.info();
+  const known = live?.automation?.dateLists?.items;
+  const listed = known ?? (needDateLists ? await reader.listDateLists() : []);
+  const summaries = indexDateLists(listed).withoutEntries;
+  const ids = new Set(freezeLists.flatMap((name) => summaries.get(name.toLowerCase()) ?? []));
+  const lists = await Promise.all(
+    listed.map((l) => isRecord(l) && l.ID !== void 0 && ids.has(String(l.ID)) ? reader.getDateList(String(l.ID)) : Promise.resolve(l))
+  );
+  const index = indexDateLists(lists);
+  return { zone: readServerZone(info), dateLists: index.byName, namesById: index.namesById, unreadable: index.unreadable };
+}
+function missingFreezeLists(env, calendar) {
+  return freezeListNames(env).filter((name) => !calendar.dateLists.has(name.toLowerCase()));
+}
+function unreadableFreezeLists(env, calendar) {
+  return freezeListNames(env).filter((name) => {
+    const dates = calendar.dateLists.get(name.toLowerCase());
+    return dates !== void 0 && (dates.size === 0 || calendar.unreadable.has(name.toLowerCase()));
+  });
+}
+function freezeListNames(env) {
+  return (env.changeWindows?.freeze ?? []).flatMap((f) => "dateList" in f ? [f.dateList] : []);
+}
+async function addPlanCalendar(plan, live, input) {
+  const liveTasks = live?.automation?.tasks?.byId ?? /* @__PURE__ */ new Map();
+  const written = plan.changes.filter(
+    (c) => c.kind === "Task" && (c.action === "update" || c.action === "replace" || c.action === "delete") && c.liveId !== void 0
+  );
+  const windows = input.env.changeWindows;
+  const pauseScheduler = input.pauseScheduler === true && live?.automation?.tasks !== void 0 && plan.changes.some((c) => isWriteAction(c.action));
+  if (written.length === 0 && windows === void 0 && !pauseScheduler) return plan;
+  const scheduled = pauseScheduler ? [...liveTasks.values()] : written.map((c) => liveTasks.get(c.liveId));
+  const needDateLists = (windows?.freeze ?? []).some((f) => "dateList" in f) || scheduled.some((task) => liveSchedules(task, /* @__PURE__ */ new Map()).some((s) => (s.DateListRef ?? []).length > 0));
+  const calendar = await readServerCalendar(input.reader, live, needDateLists, freezeListNames(input.env));
+  const assembled = assemblePlanCalendar({
+    changes: written,
+    liveTasks,
+    dateListNames: calendar.namesById,
+    dateLists: calendar.dateLists,
+    zone: calendar.zone,
+    now: input.now,
+    dueMarginMinutes: input.env.schedule?.dueMarginMinutes ?? DEFAULT_DUE_MARGIN_MINUTES,
+    pauseScheduler,
+    ...windows !== void 0 ? { changeWindows: windows, missingDateLists: missingFreezeLists(input.env, calendar), unreadableDateLists: unreadableFreezeLists(input.env, calendar) } : {}
+  });
+  return assembled === void 0 ? plan : { ...plan, calendar: assembled };
+}
+function checkOverrideReason(override) {
+  if (override !== void 0 && override.trim() === "")
+    throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
+}
+async function checkApplyWindow(env, reader, now, override) {
+  checkOverrideReason(override);
+  const windows = env.changeWindows;
+  if (windows === void 0) return void 0;
+  const calendar = await readServerCalendar(
+    reader,
+    void 0,
+    windows.freeze.some((f) => "dateList" in f),
+    freezeListNames(env)
+  );
+  const { state, text: text3 = state } = judgeWindowsNow(
+    windows,
+    now,
+    { zone: calendar.zone, dateLists: calendar.dateLists },
+    missingFreezeLists(env, calendar),
+    unreadableFreezeLists(env, calendar)
+  );
+  if (state === "open") return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
+  if (override !== void 0) return { report: { state, text: text3, overrideReason: override.trim() } };
+  return {
+    report: { state, text: text3 },
+    refusal: `${text3}; to apply now anyway: --override-window "reason"`
+  };
+}
+var init_server_calendar = __esm({
+  "src/app/server-calendar.ts"() {
+    "use strict";
+    init_errors();
+    init_is_record();
+    init_with_defined();
+    init_model9();
+    init_model2();
+    init_plan_calendar();
+    init_server_zone();
+  }
+});
+
+// src/app/clock.ts
+function readClock(env) {
+  const pinned = env["MFTOPS_NOW"];
+  if (pinned === void 0 || pinned === "") return () => /* @__PURE__ */ new Date();
+  const ms = Date.parse(pinned);
+  if (!Number.isFinite(ms)) throw new ConfigError(`MFTOPS_NOW is not an ISO instant: ${JSON.stringify(pinned)}`);
+  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(pinned.trim()))
+    throw new ConfigError(
+      `MFTOPS_NOW has no Z or offset, so it would be read in this machine's zone: ${JSON.stringify(pinned)} (write e.g. 2026-11-28T01:55:00Z)`
+    );
+  return () => new Date(ms);
+}
+var init_clock = __esm({
+  "src/app/clock.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
 // src/manifest/canonical-form.ts
 function resolveSchemaRef(node, root) {
   let n = node;
@@ -61841,9 +62057,12 @@ function shapeToSchema(value2, node, root, path, notes) {
     const extra = schema.additionalProperties;
     if (props === void 0 && !isRecord(extra)) return value2;
     const out = {};
-    for (const [key, sub] of Object.entries(props ?? {})) {
+    const rank = props === void 0 ? void 0 : propertyRanks(props);
+    const named = rank === void 0 ? [] : Object.keys(value2).filter((key) => rank.has(key));
+    if (named.length > 1) named.sort((a, b) => rank.get(a) - rank.get(b));
+    for (const key of named) {
       if (value2[key] === void 0) continue;
-      out[key] = shapeToSchema(value2[key], sub, root, join7(path, key), notes);
+      out[key] = shapeToSchema(value2[key], props[key], root, join7(path, key), notes);
     }
     for (const [key, v] of Object.entries(value2)) {
       if (props !== void 0 && key in props) continue;
@@ -61855,6 +62074,11 @@ function shapeToSchema(value2, node, root, path, notes) {
     return out;
   }
   return coerceScalar(value2, schema);
+}
+function propertyRanks(props) {
+  let rank = ranks.get(props);
+  if (rank === void 0) ranks.set(props, rank = new Map(Object.keys(props).map((key, i) => [key, i])));
+  return rank;
 }
 function coerceScalar(value2, schema) {
   const enumValues = Array.isArray(schema.enum) ? schema.enum : void 0;
@@ -61881,11 +62105,13 @@ function typesOf(schema) {
 function join7(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
+var ranks;
 var init_shape_to_schema = __esm({
   "src/import/shape-to-schema.ts"() {
     "use strict";
     init_is_record();
     init_canonical_form();
+    ranks = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -62374,10 +62600,11 @@ __export(plan_exports, {
 });
 import { resolve as resolve9 } from "node:path";
 async function planEnvironment(options, ctx) {
-  const prelude = await prepareRead(options, ctx);
+  const ahead = await readWhileLoading(options, ctx);
+  const prelude = ahead.prelude;
   if (prelude.status === "invalid") return prelude;
   const { env, services, parallelism, prune } = prelude;
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const clients = ahead.clients ?? await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
     result = await planManifests(
@@ -62483,6 +62710,7 @@ var init_plan6 = __esm({
     init_evaluate();
     init_secret();
     init_clients();
+    init_read_while_loading();
     init_environment();
     init_plan_file();
     init_with_defined();
@@ -62922,9 +63150,18 @@ var init_ledger = __esm({
 });
 
 // src/apply/snapshot-baseline.ts
-async function readSnapshotBaseline(changes, touched, readers, folders) {
+async function readSnapshotBaseline(changes, touchedRead, readers, folders) {
   const automation = readers.automation;
-  const [tasks, acls] = automation ? await Promise.all([touched.kinds.Task?.list ?? automation.listTasks(), touched.kinds.ResourceGroupAcl?.list ?? automation.listResourceGroupAcls()]) : [void 0, void 0];
+  const kinds = new Set(changes.map((c) => c.kind));
+  const [touched, ownTasks, ownAcls] = await Promise.all([
+    touchedRead,
+    automation && !kinds.has("Task") ? automation.listTasks() : void 0,
+    automation && !kinds.has("ResourceGroupAcl") ? automation.listResourceGroupAcls() : void 0
+  ]);
+  const [tasks, acls] = automation ? await Promise.all([
+    touched.kinds.Task?.list ?? ownTasks ?? automation.listTasks(),
+    touched.kinds.ResourceGroupAcl?.list ?? ownAcls ?? automation.listResourceGroupAcls()
+  ]) : [void 0, void 0];
   const changed = (kind) => changes.flatMap((c) => c.kind === kind && c.action !== "create" && c.liveId !== void 0 ? [c.liveId] : []);
   return {
     ...tasks ? { tasks: { live: tasks.map((t) => ({ id: taskId(t), name: typeof t.Name === "string" ? t.Name : "" })), touched: changed("Task") } } : {},
@@ -63119,17 +63356,39 @@ async function applyPlan(input) {
   });
   if (input.signal?.aborted) return interrupted();
   input.onPhase?.("stale-check");
-  const touched = await readTouchedObjects(writes, input.readers, input.parallelism);
+  const folders = touchedFolders(writes);
+  const touchedRead = readTouchedObjects(writes, input.readers, input.parallelism);
+  const baselineRead = readSnapshotBaseline(writes, touchedRead, input.readers, folders);
+  baselineRead.catch(() => void 0);
+  const early = input.snapshotWithStaleCheck === true ? startSnapshot(input.takeSnapshot, folders) : void 0;
+  let touched;
+  try {
+    touched = await touchedRead;
+  } catch (err) {
+    await early?.cancel();
+    throw err;
+  }
   const stale = findStaleObjects(writes, touched);
   const movedNames = findMovedNames(writes, touched.names);
-  if (stale.length > 0 || movedNames.length > 0)
+  if (stale.length > 0 || movedNames.length > 0) {
+    await early?.cancel();
     return { ...base, outcome: "stale", stale, ...movedNames.length > 0 ? { movedNames } : {}, stats: stats([]) };
-  if (input.signal?.aborted) return interrupted();
+  }
+  if (input.signal?.aborted) {
+    await early?.cancel();
+    return interrupted();
+  }
   input.onPhase?.("snapshot");
   let snapshot;
-  const folders = touchedFolders(writes);
   try {
-    snapshot = await input.takeSnapshot(folders, await readSnapshotBaseline(writes, touched, input.readers, folders));
+    let baseline;
+    try {
+      baseline = await baselineRead;
+    } catch (err) {
+      await early?.cancel();
+      throw err;
+    }
+    snapshot = await (early ? early.save(baseline) : input.takeSnapshot(folders, baseline));
   } catch (err) {
     if (!isMftopsError(err)) throw err;
     return { ...base, outcome: "no-snapshot", problems: [`${err.message}; nothing was applied`], stats: stats([]) };
@@ -63191,6 +63450,27 @@ async function applyPlan(input) {
     ledger: ledger.path,
     verification,
     stats: stats(executed.results, executed.retriedAfterReread)
+  };
+}
+function startSnapshot(take, folders) {
+  let give;
+  let refuse2;
+  const baseline = new Promise((resolve15, reject) => {
+    give = resolve15;
+    refuse2 = reject;
+  });
+  baseline.catch(() => void 0);
+  const taking = take(folders, baseline);
+  taking.catch(() => void 0);
+  return {
+    save: (b) => {
+      give(b);
+      return taking;
+    },
+    cancel: async () => {
+      refuse2(new Error("the stale check did not pass: no snapshot"));
+      await taking.catch(() => void 0);
+    }
   };
 }
 function touchedFolders(changes) {
@@ -68864,6 +69144,7 @@ import { readFileSync as readFileSync13 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
 import { join as join10 } from "node:path";
 async function saveSnapshot(opts) {
+  if (opts.baseline instanceof Promise) opts.baseline.catch(() => void 0);
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
   const key = readSnapshotKey(opts.processEnv ?? process.env);
   if (!Number.isInteger(opts.keep) || opts.keep < 1) throw new SnapshotError(`snapshots.keep must be a whole number of at least 1, not ${opts.keep}`);
@@ -68892,8 +69173,9 @@ async function saveSnapshot(opts) {
     const saved = [...named, ...unnamed(opts.foldersRead ?? [], folders)];
     const accountsRead = opts.transfer ? await readLiveAccounts(opts.transfer) : void 0;
     if (accountsRead && "notRead" in accountsRead) (opts.logger ?? silentLogger).warn(`users and groups not saved in the snapshot: ${accountsRead.notRead}`);
-    if (opts.baseline) {
-      const gaps = findSnapshotGaps({ ...automation ? { automation: automation.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, opts.baseline);
+    const baseline = await opts.baseline;
+    if (baseline) {
+      const gaps = findSnapshotGaps({ ...automation ? { automation: automation.contents } : {}, ...saveTransfer ? { folders: saved } : {} }, baseline);
       if (gaps.length > 0) throw new SnapshotError(`snapshot not saved: ${gaps.join("; ")}: not a backup of this server`);
     }
     const transfer = saveTransfer ? await saveFolders(tmp, saved, key) : void 0;
@@ -69514,7 +69796,10 @@ async function applyThePlanNow(plan, r, ctx) {
     secrets: { env: ctx.env, cwd: ctx.cwd, confinement: secretConfinementOf(r.config) },
     ...r.signal ? { signal: r.signal } : {},
     ...r.window?.overrideReason !== void 0 || r.window?.pinnedClock !== void 0 ? { openLedger: openLedgerNoting(r.window) } : {},
-    // Every service of the environment: the automation export, the ACLs of the folders the plan touches.
+    // Every service of the environment: the automation export, the ACLs of the folders the plan
+    // touches. Begun with the stale check (its export needs none of the check's answers); kept only
+    // when the check passes and the export holds what the check read.
+    snapshotWithStaleCheck: true,
     takeSnapshot: async (folders, baseline) => {
       const automation = r.clients.full.automation;
       const version = plan.servers.automation?.version;
@@ -70567,10 +70852,11 @@ async function driftEnvironment(options, ctx) {
   return { status: "reported", report, diagnostics, ...reportFile !== void 0 ? { reportFile } : {} };
 }
 async function detectEnvironmentDrift(options, ctx) {
-  const prelude = await prepareRead(options, ctx);
+  const ahead = await readWhileLoading(options, ctx);
+  const prelude = ahead.prelude;
   if (prelude.status === "invalid") return prelude;
   const { config, env, services, parallelism, manifests, prune } = prelude;
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const clients = ahead.clients ?? await openReadonlyClients(services, ctx, { parallelism });
   let result;
   try {
     result = await detectDrift({
@@ -70610,6 +70896,7 @@ var init_drift = __esm({
     init_atomic_file();
     init_errors();
     init_clients();
+    init_read_while_loading();
     init_environment();
     init_plan6();
     init_detect_drift();
@@ -71203,7 +71490,7 @@ var init_edit_manifest_text = __esm({
 // src/reference-lookalike.ts
 function referenceLookalike(value2, allowed) {
   if (typeof value2 === "string") {
-    if (!REFERENCE_SYNTAX.test(value2) || allowed.includes(value2)) return void 0;
+    if (!value2.includes("${") || !REFERENCE_SYNTAX.test(value2) || isAllowed(value2, allowed)) return void 0;
     return "the server's value holds `${\u2026}`, which a manifest reads as a variable or secret reference: not written into a manifest (write it by hand, escaped as `$${var:\u2026}` where meant)";
   }
   if (Array.isArray(value2)) {
@@ -71220,6 +71507,9 @@ function referenceLookalike(value2, allowed) {
     }
   }
   return void 0;
+}
+function isAllowed(value2, allowed) {
+  return Array.isArray(allowed) ? allowed.includes(value2) : allowed.has(value2);
 }
 var REFERENCE_SYNTAX;
 var init_reference_lookalike = __esm({
@@ -71628,6 +71918,105 @@ var init_clear_acknowledgements = __esm({
   }
 });
 
+// src/manifest/emit-canonical-yaml.ts
+function emitCanonicalYaml(value2) {
+  if (!isPlainObject(value2) || Object.keys(value2).length === 0) return void 0;
+  try {
+    return `${mapText(value2, "")}
+`;
+  } catch (err) {
+    if (err instanceof OutOfSubset2 || err instanceof RangeError) return void 0;
+    throw err;
+  }
+}
+function isPlainObject(x) {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}
+function mapText(map, indent) {
+  let out = "";
+  let first = true;
+  for (const key of Object.keys(map)) {
+    const keyText2 = scalarText(key, true);
+    if (!first) out += `
+${indent}`;
+    first = false;
+    out += `${keyText2}:${valuePart(map[key], indent)}`;
+  }
+  return out;
+}
+function valuePart(value2, indent) {
+  if (Array.isArray(value2)) {
+    if (value2.length === 0) return " []";
+    const inner = indent + INDENT;
+    return `
+${inner}${seqText(value2, inner)}`;
+  }
+  if (typeof value2 === "object" && value2 !== null) {
+    if (!isPlainObject(value2)) return bail2();
+    if (Object.keys(value2).length === 0) return " {}";
+    const inner = indent + INDENT;
+    return `
+${inner}${mapText(value2, inner)}`;
+  }
+  return ` ${scalarValue(value2)}`;
+}
+function seqText(items, indent) {
+  let out = "";
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += `
+${indent}`;
+    out += `- ${itemPart(items[i], indent + INDENT)}`;
+  }
+  return out;
+}
+function itemPart(value2, inner) {
+  if (Array.isArray(value2)) return value2.length === 0 ? "[]" : seqText(value2, inner);
+  if (typeof value2 === "object" && value2 !== null) {
+    if (!isPlainObject(value2)) return bail2();
+    return Object.keys(value2).length === 0 ? "{}" : mapText(value2, inner);
+  }
+  return scalarValue(value2);
+}
+function scalarValue(value2) {
+  if (typeof value2 === "string") return scalarText(value2, false);
+  if (typeof value2 === "number") return Number.isSafeInteger(value2) && !Object.is(value2, -0) ? String(value2) : bail2();
+  if (typeof value2 === "boolean") return value2 ? "true" : "false";
+  if (value2 === null) return "null";
+  return bail2();
+}
+function scalarText(s, implicitKey) {
+  if (OUTSIDE.test(s) || MARKER.test(s)) return bail2();
+  if (isAmbiguousScalar(s)) return JSON.stringify(s);
+  const text3 = NOT_PLAIN.test(s) || TAG_TESTS.some((re) => re.test(s)) ? quoted(s) : s;
+  return implicitKey && text3.length > 1024 ? bail2() : text3;
+}
+function quoted(s) {
+  return s.includes('"') && !s.includes("'") ? `'${s}'` : JSON.stringify(s);
+}
+var import_yaml10, OutOfSubset2, bail2, INDENT, OUTSIDE, MARKER, NOT_PLAIN, TAG_TESTS;
+var init_emit_canonical_yaml = __esm({
+  "src/manifest/emit-canonical-yaml.ts"() {
+    "use strict";
+    import_yaml10 = __toESM(require_dist(), 1);
+    init_yaml_scalars();
+    OutOfSubset2 = class extends Error {
+    };
+    bail2 = () => {
+      throw new OutOfSubset2();
+    };
+    INDENT = "  ";
+    OUTSIDE = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff\u2028\u2029\ufeff]/;
+    MARKER = /^(?:---|\.\.\.)/;
+    NOT_PLAIN = /^[ ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-] |: | #| $|:$/;
+    TAG_TESTS = (() => {
+      const schema = new import_yaml10.Document().schema;
+      return [...schema.tags, ...schema.compat ?? []].filter((t) => t.default !== void 0 && t.default !== false && t.tag !== "tag:yaml.org,2002:str" && t.test instanceof RegExp).map((t) => t.test);
+    })();
+  }
+});
+
 // src/import/write-files.ts
 import { createHash as createHash8, randomBytes as randomBytes4 } from "node:crypto";
 import { constants as constants2, copyFileSync, existsSync as existsSync7, linkSync as linkSync2, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
@@ -71665,10 +72054,13 @@ function schemaRef(file, fromDir, projectSchemas) {
   return relative11(fromDir, join11(projectSchemas, file)).split(sep11).join("/");
 }
 function renderManifestFile(m, schemaRef2) {
-  const doc = new import_yaml10.Document(m.document);
-  canonicalizeQuoting(doc);
   const notes = m.notes.map((n) => `# Note: ${oneLine4(n)}`);
-  return [`# yaml-language-server: $schema=${schemaRef2}`, ...notes, doc.toString(TO_STRING_OPTIONS)].join("\n");
+  return [`# yaml-language-server: $schema=${schemaRef2}`, ...notes, emitCanonicalYaml(m.document) ?? documentText(m.document)].join("\n");
+}
+function documentText(value2) {
+  const doc = new import_yaml11.Document(value2);
+  canonicalizeQuoting(doc);
+  return doc.toString(TO_STRING_OPTIONS);
 }
 function oneLine4(text3) {
   return text3.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ");
@@ -71686,13 +72078,18 @@ function writeImportFiles(files2, options) {
   const placed = [];
   let clash;
   let current = files2[0];
+  const token = randomBytes4(6).toString("hex");
+  const madeDirs = /* @__PURE__ */ new Set();
   try {
-    for (const f of files2) {
+    for (const [i, f] of files2.entries()) {
       current = f;
       const dir = dirname8(f.path);
-      const created = mkdirSync3(dir, { recursive: true });
-      if (created !== void 0) createdDirs.push(created);
-      const tmp = join11(dir, `.${basename2(f.path)}.${randomBytes4(6).toString("hex")}.tmp`);
+      if (!madeDirs.has(dir)) {
+        const created = mkdirSync3(dir, { recursive: true });
+        if (created !== void 0) createdDirs.push(created);
+        madeDirs.add(dir);
+      }
+      const tmp = join11(dir, `.${basename2(f.path)}.${token}-${i}.tmp`);
       staged.push({ file: f, tmp });
       writeFileSync3(tmp, f.text, { flag: "wx" });
     }
@@ -71726,13 +72123,14 @@ function placeWithoutReplacing(tmp, target) {
 function isCode(err, code7) {
   return typeof err === "object" && err !== null && err.code === code7;
 }
-var import_yaml10, KIND_FOLDERS, RESERVED2, MAX_SLUG;
+var import_yaml11, KIND_FOLDERS, RESERVED2, MAX_SLUG;
 var init_write_files = __esm({
   "src/import/write-files.ts"() {
     "use strict";
-    import_yaml10 = __toESM(require_dist(), 1);
+    import_yaml11 = __toESM(require_dist(), 1);
     init_errors();
     init_canonical_form();
+    init_emit_canonical_yaml();
     init_schemas();
     init_address();
     init_registry();
@@ -71972,7 +72370,7 @@ function checkedAdoption(input, prelude, ctx) {
 function objectAt(text3, line, addresses) {
   if (line === void 0) return void 0;
   const index = documentIndexAt(text3, line);
-  const doc = index === void 0 ? void 0 : (0, import_yaml11.parseAllDocuments)(text3)[index];
+  const doc = index === void 0 ? void 0 : (0, import_yaml12.parseAllDocuments)(text3)[index];
   const value2 = doc !== void 0 && "toJS" in doc ? doc.toJS() : void 0;
   if (!isRecord(value2) || typeof value2.kind !== "string" || !isRecord(value2.metadata) || typeof value2.metadata.name !== "string") return void 0;
   const kind = value2.kind;
@@ -72066,12 +72464,12 @@ function isInside2(path, folder) {
   const rel = relative12(folder, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute11(rel);
 }
-var import_yaml11;
+var import_yaml12;
 var init_adopt_drift = __esm({
   "src/app/adopt-drift.ts"() {
     "use strict";
     init_libesm();
-    import_yaml11 = __toESM(require_dist(), 1);
+    import_yaml12 = __toESM(require_dist(), 1);
     init_edit_manifest_text();
     init_plan_adoption();
     init_is_record();

@@ -46,12 +46,20 @@ describe('formatManifests', () => {
       'e.yaml': canonical('Readers'),
     });
     const check = await formatManifests({ paths: ['.'], check: true }, recordingContext(dir));
-    expect(states(check, dir)).toEqual({ 'a.yaml': 'unformatted', 'b.yaml': 'unformatted', 'c.yaml': 'unformatted', 'd.yaml': 'unformatted', 'e.yaml': 'formatted' });
+    expect(states(check, dir)).toEqual({
+      'a.yaml': 'unformatted',
+      'b.yaml': 'unformatted',
+      'c.yaml': 'unformatted',
+      'd.yaml': 'unformatted',
+      'e.yaml': 'formatted',
+    });
     await formatManifests({ paths: ['.'], check: false }, recordingContext(dir));
     expect(readFileSync(join(dir, 'a.yaml'), 'utf8')).toBe(canonical('Auditors'));
     expect(readFileSync(join(dir, 'b.yaml'), 'utf8')).toBe(canonical('Operators'));
     expect(readFileSync(join(dir, 'c.yaml'), 'utf8')).toBe(canonical('Admins').replace('resourceGroup: Operations', 'resourceGroup: &rg Operations'));
-    expect(readFileSync(join(dir, 'd.yaml'), 'utf8')).toBe(canonical('Viewers').replace('  resourceGroup: Operations', '  # the group\n  resourceGroup: Operations'));
+    expect(readFileSync(join(dir, 'd.yaml'), 'utf8')).toBe(
+      canonical('Viewers').replace('  resourceGroup: Operations', '  # the group\n  resourceGroup: Operations'),
+    );
     expect(states(await formatManifests({ paths: ['.'], check: true }, recordingContext(dir)), dir)).toEqual({
       'a.yaml': 'formatted',
       'b.yaml': 'formatted',

@@ -44,7 +44,8 @@ function project(extra: Record<string, string> = {}): string {
       scope: { taskGroups: ['Finance'], folders: ['/Distribution/Acme'] },
     }),
     ...folders,
-    'manifests/b-task.yaml': 'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: read ahead }\n',
+    'manifests/b-task.yaml':
+      'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: read ahead }\n',
     ...extra,
   });
 }
@@ -91,7 +92,10 @@ describe('plan and drift read while the manifests load', () => {
     });
 
     it(`${command}: reads that fail while an invalid manifest loads: the manifest's line is the error, no crash`, async () => {
-      const r = await runCli([command], { cwd: project(BAD), env: { ...GOOD, MFT_AUTOMATION_PASSWORD: 'not-the-password', MFT_TRANSFER_PASSWORD: 'nor-this' } });
+      const r = await runCli([command], {
+        cwd: project(BAD),
+        env: { ...GOOD, MFT_AUTOMATION_PASSWORD: 'not-the-password', MFT_TRANSFER_PASSWORD: 'nor-this' },
+      });
       expectNoCrash(r);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/z-bad\.yaml:4:\d+/);
