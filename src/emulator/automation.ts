@@ -159,12 +159,18 @@ function listResponse<T>(
   render: (t: T, q: AutomationListQuery) => Json,
   maskParam = 'name',
   sortField = 'Name',
+  visible?: (t: T) => boolean,
 ): ApiResponse {
   const q = parseAutomationListQuery(c.req.query, maskParam);
   if (!q.ok) return invalid(q.errors);
   const mask = q.value.mask;
+  // The whole list is sorted (and its sort reused), then what the caller may see is kept: a
+  // stable sort keeps the order sorting the kept items alone gives.
   const sorted = sortedByName(items, nameOf);
-  const hits = mask === undefined ? sorted : sorted.filter((h) => matchesNameMask(h.name, mask));
+  const hits =
+    mask === undefined && visible === undefined
+      ? sorted
+      : sorted.filter((h) => (mask === undefined || matchesNameMask(h.name, mask)) && (visible?.(h.item) ?? true));
   return jsonResponse(
     200,
     automationPage(hits, q.value, sortField, c.v['automation.envelope'], (h) => render(h.item, q.value)),
@@ -252,12 +258,14 @@ function findVisibleTask(c: Ctx, id: string): JsonObject | undefined {
 }
 
 function listTasks(c: Ctx): ApiResponse {
-  const visible = c.a.tasks.filter((t) => taskAccess(c.a, c.caller, t).see);
   return listResponse(
     c,
-    visible,
+    c.a.tasks,
     (t) => String(t.Name),
     (t, q) => pickFields(viewTask(c, t), q.fields),
+    'name',
+    'Name',
+    (t) => taskAccess(c.a, c.caller, t).see,
   );
 }
 
