@@ -1,6 +1,7 @@
 import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../src/emulator/index.js';
+import type { Run } from './cli-run.js';
 
 /**
  * The `import` scenario (issue 29): `mftops import --all` of the whole bench estate (every task,
@@ -16,23 +17,13 @@ import type { RunningEmulator } from '../src/emulator/index.js';
 export interface ImportBench {
   readonly latencyMs: number;
   readonly parallelism: number;
-  readonly runCli: (args: readonly string[], cwd: string) => Promise<ImportRun>;
+  readonly runCli: (args: readonly string[], cwd: string) => Promise<Run>;
   readonly counted: <T>(
     emulator: RunningEmulator,
     fn: () => Promise<T>,
   ) => Promise<{ value: T; requests: number; tokenRequests: number; writes: number; emulatorCpuMs: number; peakConcurrency: number }>;
   /** The mftops.yaml of an environment `bench` on the emulator, reading `manifests`. */
   readonly configFile: (emulator: RunningEmulator, opts: { transfer: boolean; manifests: string[] }) => string;
-}
-
-export interface ImportRun {
-  readonly exitCode: number | null;
-  readonly wallMs: number;
-  readonly cpuMs: number;
-  readonly peakRssMb: number;
-  readonly emulatorCpuMs: number;
-  readonly stdout: string;
-  readonly stderr: string;
 }
 
 /**

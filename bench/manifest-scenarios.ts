@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeEstateManifests } from './estate.js';
 import type { EstateSize } from './estate.js';
 import { generateTaskManifest } from './generate-manifests.js';
+import type { Run } from './cli-run.js';
 
 /**
  * The manifest scenarios of issue 29 (no server): `fmt --check` of the estate's manifests beside
@@ -10,17 +11,6 @@ import { generateTaskManifest } from './generate-manifests.js';
  * files as an export or a one-file-per-kind layout writes them, and the many small files of the
  * estate), for peak RSS per manifest byte.
  */
-
-/** One measured CLI run, as run-bench's runCli gives it. */
-export interface CliRun {
-  readonly exitCode: number | null;
-  readonly wallMs: number;
-  readonly cpuMs: number;
-  readonly peakRssMb: number;
-  readonly emulatorCpuMs: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** The large input: files of many task documents, and the estate's files. */
 export const LARGE_INPUT = { bigFiles: 7, documentsPerFile: 8_000, estate: { tasks: 10_000, folders: 2_000, acls: 1_000 } satisfies EstateSize } as const;
@@ -49,7 +39,7 @@ export function writeLargeManifests(dir: string): { bytes: number; documents: nu
 }
 
 /** `validate` of the large input in `dir`, with its peak RSS per manifest byte. */
-export async function measureValidateLarge(dir: string, runCli: (args: readonly string[], cwd: string) => Promise<CliRun>): Promise<Record<string, unknown>> {
+export async function measureValidateLarge(dir: string, runCli: (args: readonly string[], cwd: string) => Promise<Run>): Promise<Record<string, unknown>> {
   const input = writeLargeManifests(join(dir, 'large'));
   const r = await runCli(['validate', 'large', '-q'], dir);
   const inputMb = input.bytes / 1024 / 1024;
@@ -72,7 +62,7 @@ export async function measureValidateLarge(dir: string, runCli: (args: readonly 
 export async function measureFmt(
   dir: string,
   manifests: number,
-  runCli: (args: readonly string[], cwd: string) => Promise<CliRun>,
+  runCli: (args: readonly string[], cwd: string) => Promise<Run>,
 ): Promise<Record<string, unknown>> {
   const r = await runCli(['fmt', '--check', 'manifests', '-q'], dir);
   return {

@@ -23,6 +23,7 @@ import { benchImport } from './import-scenario.js';
 import { generatedTaskBody, mismatchedBodies, sampleIndices, taskRefsOf } from './task-bodies.js';
 import { memoryTargets } from './memory-targets.js';
 import type { ReaderInput } from './per-object-reader.js';
+import type { Run } from './cli-run.js';
 
 /**
  * `npm run bench` (issue 8): a large estate in the emulator, then the real CLI in child processes,
@@ -62,21 +63,6 @@ const SECRET_ENV = Object.fromEntries([
   ...[0, 1, 2].map((i) => [`GEN_PASSWORD_${i}`, `bench-password-${i}`]),
 ]);
 const CHILD_ENV = { ...process.env, BENCH_AUTOMATION_PW: AUTOMATION_PW, BENCH_TRANSFER_PW: TRANSFER_PW, ...SECRET_ENV, NO_COLOR: '1' };
-
-/** One measured run of the CLI (or of the per-object reader). */
-interface Run {
-  readonly exitCode: number | null;
-  readonly wallMs: number;
-  readonly cpuMs: number;
-  readonly peakRssMb: number;
-  /**
-   * CPU time of this (the bench) process while the child ran: the emulator's, which competes with
-   * the child for the 2 cores. When it approaches the wall time, the emulator is the limit.
-   */
-  readonly emulatorCpuMs: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 interface Scenario {
   readonly name: string;
