@@ -1,17 +1,19 @@
 import type { EnvironmentSettings, ResolvedService } from '../config/model.js';
 import { isRecord } from '../is-record.js';
+import { KIND_IO } from '../kinds/io-registry.js';
 import { folderKey } from '../live/model.js';
 import { FOLDER_LIST_THRESHOLD } from '../live/read-live-state.js';
 import type { ParsedFile } from '../manifest/parse.js';
 import type { Folder } from '../services/transfer/types.js';
+import { MANIFEST_KINDS } from '../vocabulary.js';
 import { openReadonlyClients, type OpenClients } from './clients.js';
 import type { AppContext } from './context.js';
 
 /**
  * Reads started while the manifests load (issue 29): plan and drift open their read-only clients
  * first, and each manifest file, as it is parsed, starts the reads its documents will need (the
- * automation lists for a task or an ACL; the folder list, then each managed folder's ACL). The
- * later `readLiveState` goes through `readers`, whose calls take a started read instead of
+ * automation lists for a task or an ACL; the folder list, then each managed folder's ACL: each
+ * kind's `KindIo.readAhead` says which). The later `readLiveState` goes through `readers`, whose calls take a started read instead of
  * sending it again, so the requests are the ones it would have sent, only earlier.
  *
  * Reads start from the READ_AHEAD_AFTER_FILES-th file on (a small set sends nothing before it is
@@ -135,9 +137,26 @@ export async function startReadPrefetch(
       if (names !== undefined && !(Array.isArray(names) && names.includes(env.name))) continue;
       const name = d.metadata.name;
       if (typeof name !== 'string' || name.includes('${')) continue;
-      if (d.kind === 'Task') act(startTaskReads);
-      else if (d.kind === 'ResourceGroupAcl') act(startAclReads);
-      else if (d.kind === 'FolderPermissions') act(() => addFolder(name));
+      const kind = MANIFEST_KINDS.find((k) => k === d.kind);
+      if (kind === undefined) continue;
+      const ahead = KIND_IO[kind].readAhead;
+      switch (ahead) {
+        case 'task-lists':
+          act(startTaskReads);
+          break;
+        case 'acl-lists':
+          act(startAclReads);
+          break;
+        case 'folder-acl':
+          act(() => addFolder(name));
+          break;
+        case 'none':
+          break;
+        default: {
+          const never: never = ahead;
+          throw new Error(`unknown read ahead ${String(never)}`);
+        }
+      }
     }
     if (waiting !== undefined && files >= READ_AHEAD_AFTER_FILES) {
       const now = waiting;

@@ -32,6 +32,8 @@ export interface KindIo<K extends ResourceKind> {
    * kind, and there may be none when the kind is pruned): its part of `LiveNeeds`.
    */
   liveNeeds(manifests: readonly Manifest[], scope: Scope, prune: readonly PrunableKind[]): LiveNeedsPart;
+  /** What a document of this kind starts reading while the manifests load (plan and drift; `ReadAhead`). */
+  readonly readAhead: ReadAhead;
   /**
    * The requests of a write change, in order, from its payload (secrets resolved). A change whose
    * data cannot be sent (no payload, no live id for an update) is a bug in the plan: it throws.
@@ -62,6 +64,18 @@ export interface KindIo<K extends ResourceKind> {
    */
   readForImport(context: ImportReadContext): Promise<ImportPartOf<K>>;
 }
+
+/**
+ * The reads one document of a kind starts while the manifests load (issue 29,
+ * src/app/prefetch-reads.ts), before `liveNeeds` can say what the whole set needs; each is a read
+ * `readLiveState` sends anyway for such a document, only earlier:
+ * - `task-lists`: the automation info and the lists a task is planned against (tasks, hosts,
+ *   scripts, date lists, resource groups);
+ * - `acl-lists`: the automation info, the resource groups and their ACLs;
+ * - `folder-acl`: the document's folder's ACL (the folder list first, once enough folders are named);
+ * - `none`: nothing ahead (the kind's reads depend on the whole set, e.g. users' and groups' lookups).
+ */
+export type ReadAhead = 'task-lists' | 'acl-lists' | 'folder-acl' | 'none';
 
 /** What a kind's import read reads with: read-only clients of the services the selection needs. */
 export interface ImportReadContext {

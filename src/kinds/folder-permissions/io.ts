@@ -60,6 +60,7 @@ export const FOLDER_PERMISSIONS_IO: KindIo<'FolderPermissions'> = {
   idsOf: (id) => ({ folder: id }),
   idIn: (ids) => ids.folder,
 
+  readAhead: 'folder-acl',
   liveNeeds(manifests, scope, prune) {
     const folders = manifests.filter((m): m is FolderPermissionsManifest => m.kind === 'FolderPermissions');
     const walk = prune.includes('FolderPermissions') ? [...scope.folders] : [];

@@ -34,6 +34,7 @@ export const GROUP_IO: KindIo<'Group'> = {
   idsOf: (id) => ({ group: id }),
   idIn: (ids) => ids.group,
 
+  readAhead: 'none',
   liveNeeds(manifests) {
     const groups = manifests.filter((m): m is GroupManifest => m.kind === 'Group');
     // Groups are not bound by a scope: only an environment that manages some looks for unmanaged ones (see `pruneGroups`).

@@ -27,6 +27,7 @@ export const RESOURCE_GROUP_ACL_IO: KindIo<'ResourceGroupAcl'> = {
   idsOf: (id) => ({ acl: id }),
   idIn: (ids) => ids.acl,
 
+  readAhead: 'acl-lists',
   liveNeeds(manifests, scope, prune) {
     const acls = manifests.filter((m): m is ResourceGroupAclManifest => m.kind === 'ResourceGroupAcl');
     const pruned = prune.includes('ResourceGroupAcl') && scope.taskGroups.length > 0;

@@ -27,6 +27,7 @@ export const TASK_IO: KindIo<'Task'> = {
   idsOf: (id) => ({ task: id }),
   idIn: (ids) => ids.task,
 
+  readAhead: 'task-lists',
   liveNeeds(manifests, scope, prune) {
     const pruned = prune.includes('Task') && scope.taskGroups.length > 0;
     if (manifests.length === 0 && !pruned) return {};

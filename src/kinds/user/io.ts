@@ -34,6 +34,7 @@ export const USER_IO: KindIo<'User'> = {
   idsOf: (id) => ({ user: id }),
   idIn: (ids) => ids.user,
 
+  readAhead: 'none',
   liveNeeds(manifests, scope, prune) {
     const users = manifests.filter((m): m is UserManifest => m.kind === 'User');
     const pruned = prune.includes('User') && (scope.users ?? []).length > 0;
