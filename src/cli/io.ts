@@ -37,6 +37,8 @@ export type OutputFormat = 'text' | 'markdown' | 'json' | 'github';
 export type OptionVariable = 'MFTOPS_CONFIG' | 'MFTOPS_ENV';
 
 export function processIo(): CommandIo {
+  keepRunningWhenOutputCloses(process.stdout);
+  keepRunningWhenOutputCloses(process.stderr);
   return {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
@@ -45,6 +47,23 @@ export function processIo(): CommandIo {
     isTty: Boolean(process.stdout.isTTY),
     stderrIsTty: Boolean(process.stderr.isTTY),
   };
+}
+
+const watched = new WeakSet<NodeJS.EventEmitter>();
+
+/**
+ * A reader that goes away (`mftops plan | head`, a closed terminal) makes the stream's next write
+ * fail with EPIPE, an error event nobody handled: the crash guard's "internal error", exit 1, and
+ * an apply cut short between two writes. Instead the rest of the output is dropped (Node discards
+ * writes to the destroyed stream) and the command runs to its end with its own exit code, as
+ * `git log | head` does; any other error of the stream is still a crash.
+ */
+export function keepRunningWhenOutputCloses(stream: NodeJS.EventEmitter): void {
+  if (watched.has(stream)) return;
+  watched.add(stream);
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
 }
 
 /** A CommandIo that records output, for tests. */

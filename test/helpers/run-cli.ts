@@ -24,7 +24,14 @@ export interface CliResult {
  */
 export function runCli(
   args: readonly string[],
-  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; user?: { uid: number; gid: number } } = {},
+  opts: {
+    cwd?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    user?: { uid: number; gid: number };
+    /** The reader of stdout goes away after its first chunk (`mftops … | head -1`): stdout is what it got. */
+    readerLeaves?: boolean;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -36,7 +43,10 @@ export function runCli(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      if (opts.readerLeaves) child.stdout.destroy();
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? CLI_HANG_GUARD_MS);
     // A run still going when its test ends (a test that failed or timed out) is killed then, so
