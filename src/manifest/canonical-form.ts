@@ -3,7 +3,7 @@ import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import { isRecord } from '../is-record.js';
-import { getKindSchema, getValidatorByFile, POLICY_SCHEMA_FILE } from './schemas.js';
+import { getKindSchema, getSchemaByFile, POLICY_SCHEMA_FILE } from './schemas.js';
 import { MANIFEST_KINDS, type ManifestKind } from './types.js';
 import { canonicalizeQuoting, TO_STRING_OPTIONS } from './yaml-scalars.js';
 export { canonicalizeQuoting, isAmbiguousScalar, TO_STRING_OPTIONS } from './yaml-scalars.js';
@@ -87,7 +87,7 @@ function canonicalizeDocument(doc: Document.Parsed): void {
 
 /** The schema of a document kind (a resource kind or `Policy`); undefined for any other kind. */
 export function documentSchema(kind: string): AnySchemaObject | undefined {
-  if (kind === 'Policy') return getValidatorByFile(POLICY_SCHEMA_FILE).schema as AnySchemaObject;
+  if (kind === 'Policy') return getSchemaByFile(POLICY_SCHEMA_FILE);
   return (MANIFEST_KINDS as readonly string[]).includes(kind) ? getKindSchema(kind as ManifestKind) : undefined;
 }
 

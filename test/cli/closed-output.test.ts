@@ -41,8 +41,7 @@ describe('output whose reader went away', () => {
 
   it('validate with a long report: its own exit code (1: the manifests have errors), no internal error', async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 1500; i++)
-      files[`m/t${i}.yaml`] = `apiVersion: mftops/v1\nkind: Task\nmetadata: { name: T${i} }\nspec: { NoSuchField: 1 }\n`;
+    for (let i = 0; i < 1500; i++) files[`m/t${i}.yaml`] = `apiVersion: mftops/v1\nkind: Task\nmetadata: { name: T${i} }\nspec: { NoSuchField: 1 }\n`;
     const dir = testdir(files);
     for (const format of ['text', 'json']) {
       const r = await runCli(['validate', 'm', '--format', format], { cwd: dir, readerLeaves: true });

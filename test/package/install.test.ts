@@ -98,6 +98,8 @@ describe('the package', () => {
       'dist/cli/main.js',
       'dist/app/policy-worker.js',
       'dist/emulator/index.js',
+      // The validators compiled at build time (scripts/compile-schemas.mjs).
+      'dist/manifest/compiled-validators.cjs',
       'package.json',
       'README.md',
       'LICENSE',
