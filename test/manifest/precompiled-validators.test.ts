@@ -89,8 +89,16 @@ describe('validators compiled at build time', () => {
 function replaceNth(node: unknown, n: number, value: unknown): void {
   const slots: [Record<string, unknown> | unknown[], string | number][] = [];
   const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach((item, i) => (slots.push([v, i]), walk(item)));
-    else if (v !== null && typeof v === 'object') for (const [k, item] of Object.entries(v)) slots.push([v as Record<string, unknown>, k]), walk(item);
+    if (Array.isArray(v))
+      v.forEach((item, i) => {
+        slots.push([v, i]);
+        walk(item);
+      });
+    else if (v !== null && typeof v === 'object')
+      for (const [k, item] of Object.entries(v)) {
+        slots.push([v as Record<string, unknown>, k]);
+        walk(item);
+      }
   };
   walk(node);
   if (slots.length === 0) return;
