@@ -4,8 +4,8 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
-import { DEFAULT_PARSE_LIMITS, checkFileSize, formatBytes, parseManifestFile } from './parse.js';
-import type { ParseLimits, ParsedFile } from './parse.js';
+import { DEFAULT_PARSE_LIMITS, checkFileSize, decodeManifestText, formatBytes, parseManifestFile } from './parse.js';
+import type { ParseLimits, ParsedFile, TextAgain } from './parse.js';
 import type { Rule } from './rules.js';
 import { validateParsedFiles } from './validate.js';
 import type { ManifestSet } from './validate.js';
@@ -195,16 +195,52 @@ function readManifestFile(
     }
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
-    const parsed = parseManifestFile(file, bytes, limits);
+    const sha256 = `sha256:${hash('sha256', bytes, 'hex')}`;
+    const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return {
-      parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` },
-      bytes: bytes.byteLength,
-    };
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A loaded file's text, read again when a position in it is asked for (a diagnostic after
+ * loading): keeping the text of every file costs more memory than the manifests' data. Only the
+ * bytes that were loaded count: a file that changed since (other size or hash) gives none, and
+ * the positions fall back to each document's start rather than point into other content.
+ */
+class FileTextAgain implements TextAgain {
+  readonly #file: string;
+  readonly #sha256: string;
+  readonly #size: number;
+
+  constructor(file: string, sha256: string, size: number) {
+    this.#file = file;
+    this.#sha256 = sha256;
+    this.#size = size;
+  }
+
+  text(): string | undefined {
+    let fd: number;
+    try {
+      fd = openSync(this.#file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile() || info.size !== this.#size) return undefined;
+      const bytes = readOpenFile(fd, this.#size);
+      if (bytes.byteLength !== this.#size || `sha256:${hash('sha256', bytes, 'hex')}` !== this.#sha256) return undefined;
+      return decodeManifestText(bytes);
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

@@ -71,6 +71,9 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
   };
 }
 
+/** `previousNames` of the many manifests without any: one frozen list, not an array each. */
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 /** Manifests read without an environment: every document, no variable. */
 const NO_ENVIRONMENT: ManifestEnvironment = { vars: {} };
 
@@ -155,7 +158,7 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i]!.code === 'MF103') metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === 'string' ? metadata.name : undefined;
   const previousNames =
-    !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
+    !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : NO_NAMES;
   // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
   const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
   out.checked.push({
