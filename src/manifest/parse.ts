@@ -69,12 +69,7 @@ export interface TextAgain {
  * `again`: how the source maps get the text back; without it they keep the text (and, for a file
  * outside the fast reader's subset, its syntax tree).
  */
-export function parseManifestFile(
-  file: string,
-  content: Uint8Array | string,
-  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
-  again?: TextAgain,
-): ParsedFile {
+export function parseManifestFile(file: string, content: Uint8Array | string, limits: ParseLimits = DEFAULT_PARSE_LIMITS, again?: TextAgain): ParsedFile {
   const fileStart: SourcePosition = { file, line: 1, col: 1 };
   const tooLarge = checkFileSize(file, typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength, limits);
   if (tooLarge) return fail(file, [tooLarge]);

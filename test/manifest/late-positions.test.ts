@@ -23,7 +23,19 @@ const FAST = [
 ].join('\n');
 
 /** A block scalar: outside the fast reader's subset, read by `yaml`. */
-const FULL = ['apiVersion: mftops/v1', 'kind: Task', 'metadata:', '  name: Full', 'spec:', '  Info:', '    Description: |', '      two', '      lines', '  Active: 1', ''].join('\n');
+const FULL = [
+  'apiVersion: mftops/v1',
+  'kind: Task',
+  'metadata:',
+  '  name: Full',
+  'spec:',
+  '  Info:',
+  '    Description: |',
+  '      two',
+  '      lines',
+  '  Active: 1',
+  '',
+].join('\n');
 
 async function load(files: Record<string, string>) {
   const dir = testdir(files);
