@@ -54,7 +54,8 @@ export async function formatManifests(options: FmtOptions, ctx: AppContext): Pro
  * fast reader read, its canonical form judged from what the loader parsed (issue 29: reading and
  * parsing every file a second time made `fmt --check` slower than `validate`): true when it is in
  * canonical form, else false (`--check`) or the canonical text. A file not judged here is
- * formatted through `yaml` after loading, as before.
+ * formatted through `yaml` after loading, as before. Only the diagnostics are kept (the loader
+ * neither normalises nor hashes): judging files costs what `validate` spends on those.
  */
 async function loadAndJudge(
   paths: readonly string[],
@@ -88,7 +89,7 @@ async function loadAndJudge(
   };
   recordSimpleYamlStyles(styles);
   try {
-    return { manifests: await loadManifests(paths, { cwd: ctx.cwd, onFile: judge }), known };
+    return { manifests: await loadManifests(paths, { cwd: ctx.cwd, onFile: judge, diagnosticsOnly: true }), known };
   } finally {
     recordSimpleYamlStyles(undefined);
   }

@@ -65,9 +65,14 @@ export function parseSimpleYamlWithStyles(text: string): { documents: FastDocume
   }
 }
 
-/** The documents of `text`, or undefined when it is not in the subset (see the module comment). */
-export function parseSimpleYaml(text: string): FastDocument[] | undefined {
+/**
+ * The documents of `text`, or undefined when it is not in the subset (see the module comment).
+ * `detached`: the caller does not keep the text, so no string of the result may hold on to it
+ * (see detach).
+ */
+export function parseSimpleYaml(text: string, detached = false): FastDocument[] | undefined {
   if (text.includes('\t') || text.includes('\r')) return undefined;
+  detaching = detached;
   try {
     return readDocuments(text);
   } catch (err) {
@@ -78,7 +83,33 @@ export function parseSimpleYaml(text: string): FastDocument[] | undefined {
     // A huge file's table is not kept for the small ones after it, nor its text.
     if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
     flow.reset('', 0, 0);
+    detaching = false;
   }
+}
+
+/** Whether the current call detaches the strings it makes (parseSimpleYaml's `detached`). */
+let detaching = false;
+/** A dictionary-mode object whose keys are only ever set and deleted: see detach. */
+const internTable: Record<string, number> = Object.create(null) as Record<string, number>;
+/** V8 copies a string shorter than this when slicing; a longer slice is a view that keeps its parent alive. */
+const MIN_SLICED_LENGTH = 13;
+
+/**
+ * `s`, made not to keep the text alive when the call detaches. A slice of 13 characters or more is
+ * a view of the whole text (V8's sliced string): one description would keep its file's text in
+ * memory as long as the manifest lives. Storing it as a key internalises it: V8 turns the view
+ * into a reference to the one interned copy (equal values, e.g. a host name in thousands of
+ * manifests, share it), and the collector drops the reference. With the text no longer kept by
+ * the source maps, the loaded manifests of 30,000 objects hold 60 MB instead of 79 MB.
+ */
+function detach(s: string): string {
+  return detaching && s.length >= MIN_SLICED_LENGTH ? intern(s) : s;
+}
+
+function intern(s: string): string {
+  internTable[s] = 0;
+  delete internTable[s];
+  return s;
 }
 
 /**
@@ -235,7 +266,8 @@ function readKey(text: string, start: number, colon: number): string {
   const key = text.slice(start, colon);
   // `true:`, `null:`, `1:`… are not string keys to the full parser.
   if (resolvePlain(key) !== key || key === '__proto__') bail();
-  keyCache[slot] = key;
+  // The cache outlives the call: a long key in it would keep one text alive whoever keeps it.
+  keyCache[slot] = key.length >= MIN_SLICED_LENGTH ? intern(key) : key;
   return key;
 }
 
@@ -355,9 +387,53 @@ function readLineValue(text: string, start: number, end: number): unknown {
     }
   }
   while (stop > start && text.charCodeAt(stop - 1) === SPACE) stop--;
+  const seen = seenString(plainStrings, text, start, stop);
+  if (seen !== undefined) return seen;
   const plain = text.slice(start, stop);
   if (plain.includes(': ') || plain.endsWith(':')) bail();
-  return resolvePlain(plain);
+  const value = resolvePlain(plain);
+  return value === plain ? remember(plainStrings, plain) : value;
+}
+
+/**
+ * Strings read before, by a hash of their characters (one table for plain scalars, which are
+ * strings only when resolvePlain says so, one for quoted ones): manifests repeat values (kinds,
+ * host names, masks, times, permissions) thousands of times, and a value found here is one string
+ * shared by all, not a copy each (30,000 objects: 7 MB of 17 MB of strings were such copies),
+ * neither sliced nor resolved again.
+ */
+interface StringTable {
+  readonly slots: (string | undefined)[];
+  /** The hash seenString last computed, for remember. */
+  hash: number;
+}
+
+const STRING_TABLE_SIZE = 4096;
+const newStringTable = (): StringTable => ({ slots: new Array<string | undefined>(STRING_TABLE_SIZE).fill(undefined), hash: 0 });
+const plainStrings = newStringTable();
+const quotedStrings = newStringTable();
+
+/** The string `text[start, stop)` if the table holds it (its hash is left for remember). */
+function seenString(table: StringTable, text: string, start: number, stop: number): string | undefined {
+  let h = 0;
+  for (let i = start; i < stop; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+  table.hash = h;
+  const cached = table.slots[h & (STRING_TABLE_SIZE - 1)];
+  return cached !== undefined && cached.length === stop - start && text.startsWith(cached, start) ? cached : undefined;
+}
+
+/**
+ * `s` (just looked up with seenString), kept in the table. The table outlives the call: a long
+ * string goes in only detached (a view would keep its text alive), and only when the call
+ * detaches anyway (interning costs ~0.4 µs).
+ */
+function remember(table: StringTable, s: string): string {
+  if (s.length >= MIN_SLICED_LENGTH) {
+    if (!detaching) return s;
+    intern(s);
+  }
+  table.slots[table.hash & (STRING_TABLE_SIZE - 1)] = s;
+  return s;
 }
 
 /** Indicators that cannot start a plain scalar (or start something outside the subset): `-?:,[]{}#&*!|>'"%@` and backquote. */
@@ -452,10 +528,15 @@ class FlowReader {
   #double(): string {
     const close = this.#s.indexOf('"', this.#p + 1);
     if (close === -1 || close >= this.#end) bail();
+    const seen = seenString(quotedStrings, this.#s, this.#p + 1, close);
+    if (seen !== undefined) {
+      this.#p = close + 1;
+      return seen;
+    }
     const body = this.#s.slice(this.#p + 1, close);
     if (body.includes('\\')) bail();
     this.#p = close + 1;
-    return body;
+    return remember(quotedStrings, body);
   }
 
   #single(): string {
@@ -472,7 +553,7 @@ class FlowReader {
         continue;
       }
       this.#p = quote + 1;
-      return out;
+      return detach(out);
     }
   }
 
@@ -494,7 +575,11 @@ class FlowReader {
     this.#p = i;
     let stop = i;
     while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
-    return resolvePlain(s.slice(start, stop));
+    const seen = seenString(plainStrings, s, start, stop);
+    if (seen !== undefined) return seen;
+    const text = s.slice(start, stop);
+    const value = resolvePlain(text);
+    return value === text ? remember(plainStrings, text) : value;
   }
 
   #seq(): unknown[] {

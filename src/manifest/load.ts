@@ -4,8 +4,8 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
-import { DEFAULT_PARSE_LIMITS, checkFileSize, formatBytes, parseManifestFile } from './parse.js';
-import type { ParseLimits, ParsedFile } from './parse.js';
+import { DEFAULT_PARSE_LIMITS, checkFileSize, decodeManifestText, formatBytes, parseManifestFile } from './parse.js';
+import type { ParseLimits, ParsedFile, TextAgain } from './parse.js';
 import type { Rule } from './rules.js';
 import { validateParsedFiles } from './validate.js';
 import type { ManifestSet } from './validate.js';
@@ -26,6 +26,12 @@ export interface LoadOptions {
    * (plan and drift read ahead this way).
    */
   readonly onFile?: (file: ParsedFile, bytes: Uint8Array) => void;
+  /**
+   * Only the diagnostics and the files are wanted (`fmt`): the same diagnostics, but `manifests`
+   * empty and `fileHashes` too, so nothing is normalised or hashed, and positions are found in
+   * the text kept while checking rather than in the file read again.
+   */
+  readonly diagnosticsOnly?: boolean;
 }
 
 /** Files parsed between two turns of the event loop when `onFile` is given (~5 ms of parsing). */
@@ -51,13 +57,13 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
-    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total, options.onFile);
+    const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total, options.onFile, options.diagnosticsOnly);
     if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
   }
-  const result = validateParsedFiles(parsed, options.rules, options.environment);
+  const result = validateParsedFiles(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
@@ -175,6 +181,7 @@ function readManifestFile(
   knownRegular: boolean,
   remaining: number,
   onFile?: (parsed: ParsedFile, bytes: Uint8Array) => void,
+  diagnosticsOnly = false,
 ): { parsed: ParsedFile; bytes: number } | { over: number } {
   let fd: number;
   try {
@@ -195,16 +202,57 @@ function readManifestFile(
     }
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
     // Parsing and hashing keep nothing of `bytes`, which may be the reused buffer.
-    const parsed = parseManifestFile(file, bytes, limits);
+    if (diagnosticsOnly) {
+      const parsed = parseManifestFile(file, bytes, limits);
+      onFile?.(parsed, bytes);
+      return { parsed, bytes: bytes.byteLength };
+    }
+    const sha256 = `sha256:${hash('sha256', bytes, 'hex')}`;
+    const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return {
-      parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash('sha256', bytes, 'hex')}` },
-      bytes: bytes.byteLength,
-    };
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A loaded file's text, read again when a position in it is asked for (a diagnostic after
+ * loading): keeping the text of every file costs more memory than the manifests' data. Only the
+ * bytes that were loaded count: a file that changed since (other size or hash) gives none, and
+ * the positions fall back to each document's start rather than point into other content.
+ */
+class FileTextAgain implements TextAgain {
+  readonly #file: string;
+  readonly #sha256: string;
+  readonly #size: number;
+
+  constructor(file: string, sha256: string, size: number) {
+    this.#file = file;
+    this.#sha256 = sha256;
+    this.#size = size;
+  }
+
+  text(): string | undefined {
+    let fd: number;
+    try {
+      fd = openSync(this.#file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile() || info.size !== this.#size) return undefined;
+      const bytes = readOpenFile(fd, this.#size);
+      if (bytes.byteLength !== this.#size || `sha256:${hash('sha256', bytes, 'hex')}` !== this.#sha256) return undefined;
+      return decodeManifestText(bytes);
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

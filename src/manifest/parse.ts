@@ -55,10 +55,21 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 
 /**
+ * The text of a file again, for a position asked for after parsing: undefined when it can no
+ * longer be had as it was parsed (the file changed or went), and the positions fall back to each
+ * document's start.
+ */
+export interface TextAgain {
+  text(): string | undefined;
+}
+
+/**
  * Parses one manifest file: bytes (or text) to documents, with YAML problems as diagnostics.
  * Pure. A document with a YAML error is left out entirely: its data cannot be trusted.
+ * `again`: how the source maps get the text back; without it they keep the text (and, for a file
+ * outside the fast reader's subset, its syntax tree).
  */
-export function parseManifestFile(file: string, content: Uint8Array | string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): ParsedFile {
+export function parseManifestFile(file: string, content: Uint8Array | string, limits: ParseLimits = DEFAULT_PARSE_LIMITS, again?: TextAgain): ParsedFile {
   const fileStart: SourcePosition = { file, line: 1, col: 1 };
   const tooLarge = checkFileSize(file, typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength, limits);
   if (tooLarge) return fail(file, [tooLarge]);
@@ -69,24 +80,25 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
     if (content.includes(0)) {
       return fail(file, [createDiagnostic('error', 'MF005', fileStart, 'file holds binary data (NUL bytes), not YAML text')]);
     }
-    try {
-      text = UTF8.decode(content);
-    } catch {
+    const decoded = decodeManifestText(content);
+    if (decoded === undefined) {
       return fail(file, [createDiagnostic('error', 'MF005', firstInvalidUtf8(file, content), 'file is not valid UTF-8 text', { hint: 'save it as UTF-8' })]);
     }
+    text = decoded;
   }
   if (text.includes('\u0000')) {
     return fail(file, [createDiagnostic('error', 'MF005', fileStart, 'file holds binary data (NUL characters), not YAML text')]);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (typeof content === 'string' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 
   // Most manifests are plain YAML: read them fast, and build the source map only if asked.
-  const fast = parseSimpleYaml(text);
+  const fast = parseSimpleYaml(text, again !== undefined);
   if (fast) {
-    const maps = new LazyFileSourceMaps(file, text);
-    const documents = fast.map(
-      (d): ParsedDocument => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) }),
-    );
+    const maps = new LazyFileSourceMaps(file, again ?? text);
+    const documents = fast.map((d): ParsedDocument => {
+      const start = { file, line: d.line, col: d.col };
+      return { file, index: d.index, data: d.data, start, sourceMap: new LazySourceMap(maps, d.index, start) };
+    });
     return { file, documents, diagnostics: NO_DIAGNOSTICS };
   }
 
@@ -109,6 +121,7 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
     return { file, line: p.line, col: p.col, endLine: e.line, endCol: e.col };
   };
 
+  let maps: LazyFileSourceMaps | undefined;
   docs.forEach((doc, index) => {
     for (const err of doc.errors) diagnostics.push(yamlDiagnostic('error', err, text, at));
     for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic('warning', warn, text, at));
@@ -139,8 +152,11 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
       }
       return;
     }
-    const sourceMap = createSourceMap(doc, lineCounter, file);
-    documents.push({ file, index, data, start: sourceMap.locate([]), sourceMap });
+    const eager = createSourceMap(doc, lineCounter, file);
+    const start = eager.locate([]);
+    // With `again`, the syntax tree is not kept either: it is made again if a position is asked for.
+    const sourceMap = again === undefined ? eager : new LazySourceMap((maps ??= new LazyFileSourceMaps(file, again)), index, start);
+    documents.push({ file, index, data, start, sourceMap });
   });
 
   if (documents.length === 0 && diagnostics.every((d) => d.severity !== 'error')) {
@@ -154,30 +170,52 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
 }
 
 /**
- * Source maps for the documents of a file read by the fast reader: the file is parsed with `yaml`
- * (once, for all its documents) only when a diagnostic needs a position, so thousands of valid
- * manifests keep no syntax trees, only their text.
+ * The text of manifest file bytes as the parser reads it (UTF-8, without a byte order mark), or
+ * undefined when they are not UTF-8.
+ */
+export function decodeManifestText(bytes: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Source maps for the documents of a file: the file is parsed with `yaml` (once, for all its
+ * documents) only when a diagnostic needs a position, so thousands of valid manifests keep no
+ * syntax trees, and with `TextAgain` not even their text (the loader reads the file again).
  */
 class LazyFileSourceMaps {
   readonly #file: string;
-  readonly #text: string;
-  #parsed: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
+  readonly #source: string | TextAgain;
+  /** Undefined: not parsed yet; null: the text could not be had again. */
+  #parsed: { docs: Document.Parsed[]; lineCounter: LineCounter } | null | undefined;
   #maps: Map<number, SourceMap> | undefined;
 
-  constructor(file: string, text: string) {
+  constructor(file: string, source: string | TextAgain) {
     this.#file = file;
-    this.#text = text;
+    this.#source = source;
   }
 
-  mapOf(index: number): SourceMap {
+  /** The map of document `index`, or undefined when the text is gone. */
+  mapOf(index: number): SourceMap | undefined {
     const maps = (this.#maps ??= new Map());
     let map = maps.get(index);
     if (map) return map;
-    if (!this.#parsed) {
-      const lineCounter = new LineCounter();
-      const docs = parseAllDocuments(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true });
-      this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+    if (this.#parsed === undefined) {
+      const text = typeof this.#source === 'string' ? this.#source : this.#source.text();
+      if (text === undefined) {
+        this.#parsed = null;
+      } else {
+        const lineCounter = new LineCounter();
+        const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: 'silent', strict: true });
+        this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+      }
     }
+    if (this.#parsed === null) return undefined;
     const doc = this.#parsed.docs[index];
     if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
     map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
@@ -186,18 +224,24 @@ class LazyFileSourceMaps {
   }
 }
 
-/** The source map of one document of a file read fast: two fields until a position is asked for. */
+/**
+ * The source map of one document: three fields until a position is asked for. Without the text
+ * (the file changed since it was read), every path is placed at the document's start: a place
+ * that may be imprecise, never one taken from other content.
+ */
 class LazySourceMap implements SourceMap {
   readonly #maps: LazyFileSourceMaps;
   readonly #index: number;
+  readonly #start: SourcePosition;
 
-  constructor(maps: LazyFileSourceMaps, index: number) {
+  constructor(maps: LazyFileSourceMaps, index: number, start: SourcePosition) {
     this.#maps = maps;
     this.#index = index;
+    this.#start = start;
   }
 
   locate(path: JsonPath | string, target?: 'value' | 'key'): SourcePosition {
-    return this.#maps.mapOf(this.#index).locate(path, target);
+    return this.#maps.mapOf(this.#index)?.locate(path, target) ?? this.#start;
   }
 }
 

@@ -41,10 +41,15 @@ export interface ManifestSet {
  * environment: the documents for it are chosen, their variables substituted (before the schema,
  * so its errors see the values) and its patches applied; without one, every document counts and
  * a `${var:}` is MF320. Pure. Every problem of every file is reported; nothing stops at the
- * first, or at a stage.
+ * first, or at a stage. `keepManifests` false: the same diagnostics, `manifests` left empty.
  */
-export function validateParsedFiles(files: readonly ParsedFile[], rules?: readonly Rule[], environment: ManifestEnvironment = NO_ENVIRONMENT): ManifestSet {
-  const out: CheckOutput = { diagnostics: [], checked: [], manifests: [], policies: [] };
+export function validateParsedFiles(
+  files: readonly ParsedFile[],
+  rules?: readonly Rule[],
+  environment: ManifestEnvironment = NO_ENVIRONMENT,
+  keepManifests = true,
+): ManifestSet {
+  const out: CheckOutput = { diagnostics: [], checked: [], manifests: [], policies: [], keepManifests };
   const diagnostics = out.diagnostics;
   const fileHashes = new Map<string, string>();
   const variables = new Map<string, VarValue>();
@@ -71,6 +76,9 @@ export function validateParsedFiles(files: readonly ParsedFile[], rules?: readon
   };
 }
 
+/** `previousNames` of the many manifests without any: one frozen list, not an array each. */
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 /** Manifests read without an environment: every document, no variable. */
 const NO_ENVIRONMENT: ManifestEnvironment = { vars: {} };
 
@@ -80,6 +88,8 @@ interface CheckOutput {
   readonly checked: CheckedDocument[];
   readonly manifests: Manifest[];
   readonly policies: PolicyManifest[];
+  /** False: the resources are checked, not normalised nor kept (LoadOptions.diagnosticsOnly). */
+  readonly keepManifests: boolean;
 }
 
 function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
@@ -155,7 +165,7 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i]!.code === 'MF103') metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === 'string' ? metadata.name : undefined;
   const previousNames =
-    !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : [];
+    !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n): n is string => typeof n === 'string') : NO_NAMES;
   // Every document of a known kind goes to the rules, valid or not: their problems come with the schema's.
   const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e): e is string => typeof e === 'string') : undefined;
   out.checked.push({
@@ -168,7 +178,7 @@ function checkDocument(doc: ParsedDocument, out: CheckOutput): void {
     sourceMap,
     ...(environments !== undefined ? { environments } : {}),
   });
-  if (!schemaValid || diagnostics.length > first || name === undefined) return;
+  if (!schemaValid || diagnostics.length > first || name === undefined || !out.keepManifests) return;
 
   const root = getKindSchema(kind);
   const specSchema = ((root.$defs as Record<string, AnySchemaObject> | undefined) ?? {}).spec ?? {};
