@@ -50,12 +50,22 @@ const record = (phase: string, ms: number): void => void times.set(phase, [...(t
 try {
   const loaded = await loadManifests([join(work, 'manifests')], { cwd: work, limits: { maxTotalBytes: 1 << 30 } });
   const scope = { taskGroups: ['Finance', 'Partners', 'Operations'], folders: ['/Bench'] };
-  const live = await readLiveState({ manifests: loaded.manifests, automation: toReadonly(automation), transfer: toReadonly(transfer), scope, prune: [], parallelism: 32 });
+  const live = await readLiveState({
+    manifests: loaded.manifests,
+    automation: toReadonly(automation),
+    transfer: toReadonly(transfer),
+    scope,
+    prune: [],
+    parallelism: 32,
+  });
   let changes = 0;
   for (let i = 0; i < runs; i++) {
     let resolved: ReturnType<typeof resolveDesired> | undefined;
     let planned: ReturnType<typeof computePlan> | undefined;
-    record('resolve', cpuMs(() => (resolved = resolveDesired(loaded.manifests, live))));
+    record(
+      'resolve',
+      cpuMs(() => (resolved = resolveDesired(loaded.manifests, live))),
+    );
     record(
       'plan',
       cpuMs(
@@ -75,8 +85,14 @@ try {
           })),
       ),
     );
-    record('steps', cpuMs(() => findTransferSteps(loaded.manifests, live.automation, { transferHosts: [], transferHostname: '127.0.0.1' })));
-    record('render', cpuMs(() => renderPlanText(planned!.plan, { color: false })));
+    record(
+      'steps',
+      cpuMs(() => findTransferSteps(loaded.manifests, live.automation, { transferHosts: [], transferHostname: '127.0.0.1' })),
+    );
+    record(
+      'render',
+      cpuMs(() => renderPlanText(planned!.plan, { color: false })),
+    );
     changes = planned!.plan.changes.length;
   }
   const rows = [...times].map(([phase, ms]) => {
