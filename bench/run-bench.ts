@@ -45,6 +45,7 @@ import type { Run } from './cli-run.js';
  * BENCH_OUT (results file).
  * BENCH_HOLD=1 sets up the estate, prints its folder and waits (for profiling the CLI by hand).
  * What each phase of a plan keeps in memory: `node --expose-gc dist-bench/bench/memory-phases.js 30000`.
+ * The CPU of resolving, planning and rendering alone: `node dist-bench/bench/plan-cpu-phases.js 13000 7`.
  */
 const bin = join(root, 'bin/mftops.js');
 const envNum = (name: string, dflt: number): number => (process.env[name] ? Number(process.env[name]) : dflt);

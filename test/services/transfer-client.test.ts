@@ -240,6 +240,23 @@ describe('folder ACLs', () => {
     expect(calls().filter((c) => c.path === '/api/v1/users' || c.path === '/api/v1/groups')).toHaveLength(2);
   });
 
+  it('names an entry by a user listed again after a change, not by the names of the list read before', async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    replyToken(t, { access: 'tok' });
+    t.intercept({ path: '/api/v1/folders/205/acls', query: { page: 1, perPage: 1000 } })
+      .reply(200, page([{ type: 'User', id: '9', permissions: {} }]), { headers: JSON_HEADERS })
+      .times(2);
+    replyDirectory(t, [], []);
+    const client = transferClient(agent);
+    const [before] = await client.listFolderAcls(205);
+    expect(before?.name).toBeUndefined();
+    replyDirectory(t, [{ id: '9', username: 'acme_upload' }], []);
+    await client.listUsers({ fresh: true });
+    const [after] = await client.listFolderAcls(205);
+    expect(after?.name).toBe('acme_upload');
+  });
+
   it('leaves an entry unnamed when the account may not read the user list (403)', async () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);

@@ -32,13 +32,13 @@ export function planFolders(context: PlanContext<'FolderPermissions'>): void {
   };
   /** Live paths (by key) of the folders this plan renames, or moves along with a renamed parent → their new paths. */
   const moved = new Map<string, string>();
-  const byDepth = [...context.desired]
-    .map((desired, index) => ({ desired, index }))
-    .sort((a, b) => folderDepth(a.desired.path) - folderDepth(b.desired.path) || a.index - b.index);
-  for (const { desired } of byDepth) {
+  // Each depth computed once, not in the comparator (it split the path ~20 times per folder).
+  const byDepth = context.desired
+    .map((desired, index) => ({ desired, index, depth: folderDepth(desired.path) }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index);
+  for (const { desired, depth } of byDepth) {
     const manifest = desired.manifest;
     const key = folderKey(desired.path);
-    const depth = folderDepth(desired.path);
     const live = folders.get(key);
     const base = {
       address: formatAddress('FolderPermissions', desired.path),
@@ -175,6 +175,7 @@ function renameBlocked(from: string, to: string, moved: ReadonlyMap<string, stri
  * afterwards: a diagnostic that says how to follow the rename (true: the folder is left out).
  */
 function checkMovedAway(d: DesiredFolder, moved: ReadonlyMap<string, string>, diagnostics: PlanDiagnostic[]): boolean {
+  if (moved.size === 0) return false; // nothing renamed yet: no ancestor to walk up to
   const parent = parentPath(d.path);
   const above = parent === undefined ? undefined : movedAncestor(parent, moved);
   if (above === undefined) return false;

@@ -200,7 +200,9 @@ export function diffTask(desired: DesiredTask, live: Task | undefined, cat: Task
 function sameNameSet(a: readonly string[], b: readonly string[]): boolean {
   const x = new Set(a.map((s) => s.toLowerCase()));
   const y = new Set(b.map((s) => s.toLowerCase()));
-  return x.size === y.size && [...x].every((s) => y.has(s));
+  if (x.size !== y.size) return false;
+  for (const s of x) if (!y.has(s)) return false;
+  return true;
 }
 
 /** Parameters by name: only those the manifest lists; secrets and suppressed live values never compared. */

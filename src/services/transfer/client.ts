@@ -135,6 +135,8 @@ class HttpTransferClient implements TransferClient {
   readonly #c: Connection;
   #users: Promise<TransferUser[]> | undefined;
   #groups: Promise<TransferGroup[]> | undefined;
+  /** The names of the last `#principalNames`, with the list reads they came from. */
+  #names: { users: Promise<TransferUser[]>; groups: Promise<TransferGroup[]>; names: Promise<PrincipalNames> } | undefined;
   /** The members form (`members`, `usersFilter` or `none`) the first probe found, kept for the client's life. */
   #memberForm: GroupMembersForm | undefined;
 
@@ -396,17 +398,27 @@ class HttpTransferClient implements TransferClient {
     return items.map((e) => readAclEntry(e, names));
   }
 
-  /** Usernames and group names by id; a list the account may not read names nobody (403/404). */
-  async #principalNames(): Promise<PrincipalNames> {
+  /**
+   * Usernames and group names by id; a list the account may not read names nobody (403/404).
+   * Built once per pair of list reads (the lists are kept), not once per folder ACL.
+   */
+  #principalNames(): Promise<PrincipalNames> {
+    const usersRead = this.listUsers();
+    const groupsRead = this.listGroups();
+    const last = this.#names;
+    if (last !== undefined && last.users === usersRead && last.groups === groupsRead) return last.names;
     const orNone = <T>(read: Promise<T[]>): Promise<T[]> =>
       read.catch((err: unknown) => {
         if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
         throw err;
       });
-    const [users, groups] = await Promise.all([orNone(this.listUsers()), orNone(this.listGroups())]);
-    const userNames = new Map(users.map((u) => [u.id, u.username]));
-    const groupNames = new Map(groups.map((g) => [g.id, g.name]));
-    return { user: (id) => userNames.get(id) || undefined, group: (id) => groupNames.get(id) || undefined };
+    const names = Promise.all([orNone(usersRead), orNone(groupsRead)]).then(([users, groups]): PrincipalNames => {
+      const userNames = new Map(users.map((u) => [u.id, u.username]));
+      const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+      return { user: (id) => userNames.get(id) || undefined, group: (id) => groupNames.get(id) || undefined };
+    });
+    this.#names = { users: usersRead, groups: groupsRead, names };
+    return names;
   }
 
   async #list(path: string, query: QueryParams = {}): Promise<Record<string, unknown>[]> {
