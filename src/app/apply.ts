@@ -15,6 +15,7 @@ import { deniesPlan, evaluatePolicies } from '../policy/evaluate.js';
 import { policyDenyLines } from '../render/policy.js';
 import type { DiagnosticsReport } from '../render/diagnostics.js';
 import { openClients } from './clients.js';
+import { prefetchReads } from './prefetch-reads.js';
 import type { OpenClients } from './clients.js';
 import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
@@ -185,27 +186,17 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   }
   const services = resolveServices(config, configured, ctx);
 
-  // Manifests before any request: an invalid one stops here.
-  let prune: PruneChoice | undefined;
-  if (saved === undefined) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config));
-    if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-    manifests = loaded.manifests;
-    prune = choosePrune(configured, options.paths, options.prune, ctx);
-  }
-  // What this run prunes: the plan made now, and its verification, prune the same.
-  const env: EnvironmentSettings = prune === undefined ? configured : { ...configured, prune: prune.kinds };
-
-  // One apply per environment at a time: taken before the first request, released when done or
-  // abandoned (and, as a last resort, on process exit).
-  const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, env.name), environment: env.name });
+  // One apply per environment at a time: taken before the first request (with manifests to plan,
+  // before they load: their reads start while they load), released when done or abandoned (and,
+  // as a last resort, on process exit).
+  const lock = acquireApplyLock({ dir: resolve(config.snapshots.dir, configured.name), environment: configured.name });
   const takeover = describeTakeover(lock);
   if (takeover !== undefined) ctx.emit({ kind: 'warning', message: takeover });
   // An earlier `apply --pause-scheduler` killed before it started the scheduler again (its note outlives its lock).
-  const leftStopped = readSchedulerNote(resolve(config.snapshots.dir, env.name));
+  const leftStopped = readSchedulerNote(resolve(config.snapshots.dir, configured.name));
   const automationUrl = services.find((s) => s.name === 'automation')?.url;
   if (leftStopped !== undefined)
-    ctx.emit({ kind: 'warning', message: leftStoppedWarning(leftStopped, startSchedulerCommand(env.name, automationUrl ?? leftStopped.automationUrl)) });
+    ctx.emit({ kind: 'warning', message: leftStoppedWarning(leftStopped, startSchedulerCommand(configured.name, automationUrl ?? leftStopped.automationUrl)) });
 
   let clients: OpenClients;
   try {
@@ -224,13 +215,33 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
   };
   options.abandon?.addEventListener('abort', onAbandon, { once: true });
   try {
+    // The manifests to plan, the plan's reads started while they load (as plan's, issue 29): an
+    // invalid one stops here, nothing written, the reads' outcomes unseen, the tokens revoked.
+    let prune: PruneChoice | undefined;
+    let planReaders = clients.readers;
+    if (saved === undefined) {
+      const prefetch = prefetchReads(clients, configured, parallelism);
+      let loaded: Awaited<ReturnType<typeof loadEnvironmentManifests>>;
+      try {
+        loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config), prefetch.onFile);
+      } finally {
+        prefetch.stop();
+      }
+      if (!loaded.ok) return { status: 'invalid', diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+      manifests = loaded.manifests;
+      prune = choosePrune(configured, options.paths, options.prune, ctx);
+      // Only the plan takes the reads started ahead: the checks after it read the servers anew.
+      planReaders = prefetch.readers;
+    }
+    // What this run prunes: the plan made now, and its verification, prune the same.
+    const env: EnvironmentSettings = prune === undefined ? configured : { ...configured, prune: prune.kinds };
     let plan = saved?.plan;
     let window: ApplyWindowReport | undefined;
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
         {
-          readers: clients.readers,
+          readers: planReaders,
           env,
           services,
           parallelism,
@@ -276,6 +287,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
         parallelism,
         manifestPaths,
         manifests,
+        plannedNow: saved === undefined,
         signal: options.signal,
         window,
         clock: clockOptions(options, services, env, config, clients, ctx),
@@ -334,6 +346,8 @@ interface ApplyRun {
   readonly manifestPaths: readonly string[];
   /** The manifests the plan was just made from (none for a saved plan): reused when their bytes did not change. */
   readonly manifests: ManifestSet | undefined;
+  /** The plan was made by this run from `manifests` (not saved): their digest is the plan's by construction. */
+  readonly plannedNow: boolean;
   readonly signal: AbortSignal | undefined;
   /** The change windows as apply found them; an override is noted in the ledger. */
   readonly window?: ApplyWindowReport | undefined;
@@ -441,7 +455,7 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
     unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism),
   });
   // Manifests loaded by this apply are the ones its plan was made from; a saved plan's are re-read.
-  const unchanged = r.manifests !== undefined && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
+  const unchanged = r.manifests !== undefined && (r.plannedNow || manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest);
   const manifests = unchanged ? r.manifests! : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
   if (hasErrors(manifests.diagnostics))
     return payloads('the manifests no longer load without errors, so the written payloads were checked instead of a re-plan');

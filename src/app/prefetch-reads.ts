@@ -46,7 +46,15 @@ export async function startReadPrefetch(
   ctx: Pick<AppContext, 'logger' | 'env'>,
   parallelism: number,
 ): Promise<ReadPrefetch> {
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  return prefetchReads(await openReadonlyClients(services, ctx, { parallelism }), env, parallelism);
+}
+
+/**
+ * The prefetch over clients already open: apply's, whose one token then serves its plan, its
+ * checks and its writes. Only the plan may read through `readers` (a check that took a read
+ * started before the plan would see the servers as they were then).
+ */
+export function prefetchReads(clients: Pick<OpenClients, 'readers' | 'close'>, env: Pick<EnvironmentSettings, 'name'>, parallelism: number): ReadPrefetch {
   const started = new Map<string, Promise<unknown>>();
   let stopped = false;
   /** Start `call` under `key` once; its failure is kept for the reader that takes it, never unhandled. */

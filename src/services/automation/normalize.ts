@@ -1,5 +1,6 @@
 import { canonicalDayName, MIC_STEP_NAMES, SHORT_WEEK_DAYS, WEEK_DAYS } from '../../vocabulary.js';
 import { isRecord } from '../../is-record.js';
+import { clonePlainData } from '../../clone-json.js';
 import type { Host, ResourceGroupAcl, Task, TaskParameters, UserGroupMembers } from './types.js';
 import { ID_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, TASK_FLAG_FIELDS } from './wire-fields.js';
 
@@ -370,7 +371,7 @@ function parameterList(v: unknown): unknown {
 
 /** A canonical task as this server writes it: a new object, the caller's untouched. */
 export function writeTask(task: Task, forms: Readonly<AutomationWireForms>): Record<string, unknown> {
-  const copy = structuredClone(task) as Record<string, unknown>;
+  const copy = clonePlainData(task) as Record<string, unknown>;
   codeTask(copy, writingCodec(forms));
   return copy;
 }
