@@ -107,9 +107,15 @@ function oneLine(text: string): string {
 /** A file to write: where, and what (an import's manifest, or a starter file of `mftops init`). */
 export type FileToWrite = Pick<PlannedFile, 'relPath' | 'path' | 'text'>;
 
-/** Files among `files` that already exist. */
+/** Files among `files` that already exist (a file in a folder that does not exist is not looked for: a first import asks once per folder, not once per file). */
 export function existingFiles<F extends FileToWrite>(files: readonly F[]): F[] {
-  return files.filter((f) => existsSync(f.path));
+  const folders = new Map<string, boolean>();
+  return files.filter((f) => {
+    const dir = dirname(f.path);
+    let there = folders.get(dir);
+    if (there === undefined) folders.set(dir, (there = existsSync(dir)));
+    return there && existsSync(f.path);
+  });
 }
 
 /**
@@ -168,7 +174,7 @@ export function writeImportFiles(files: readonly FileToWrite[], options: { reado
 }
 
 /** A hard link fails when the target exists; a file system without links gets an exclusive copy. */
-function placeWithoutReplacing(tmp: string, target: string): void {
+export function placeWithoutReplacing(tmp: string, target: string): void {
   try {
     linkSync(tmp, target);
   } catch (err) {
