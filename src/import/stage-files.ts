@@ -1,9 +1,12 @@
 import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { MftopsError, systemError } from '../errors.js';
-import type { FileToWrite } from './write-files.js';
+import type { PlannedPath } from './write-files.js';
 import { placeWithoutReplacing } from './write-files.js';
+
+/** A file to stage: where it goes, and its text, rendered just before it is written (`planImportPaths`). */
+export type StagedFile = Pick<PlannedPath, 'relPath' | 'path' | 'render'>;
 
 /**
  * Import's writer for thousands of files (issue 29), with `writeImportFiles`' promises: all or
@@ -12,20 +15,28 @@ import { placeWithoutReplacing } from './write-files.js';
  * - every file is first written whole into one hidden staging folder inside the output folder
  *   (`.mftops-import-XXXXXX`: the manifest loader skips hidden folders, and it is on the same
  *   file system, so moving out of it is a rename), several at a time off the main thread: on
- *   this machine a file's creation is most of its cost and waits on the disk;
+ *   this machine a file's creation is most of its cost and waits on the disk; each text is
+ *   rendered just before its file is written, so rendering and the disk overlap (and the texts
+ *   are never all in memory at once);
  * - a kind folder that does not exist yet (a first import) moves into place whole, one rename
  *   for its thousands of files instead of a link and an unlink each; into a folder that exists,
  *   each file is linked (a file there is never replaced) or, with `force`, renamed into place;
  * - Ctrl-C or SIGTERM before the files are moved removes the staging folder and exits 130/143;
  *   the moves themselves run in one synchronous block, which no signal handler interrupts.
  */
-export async function writeStagedImportFiles(files: readonly FileToWrite[], outDir: string, options: { readonly force: boolean }): Promise<void> {
+export async function writeStagedImportFiles(files: readonly StagedFile[], outDir: string, options: { readonly force: boolean }): Promise<void> {
   const root = resolve(outDir);
-  const entries = files.map((file) => ({ file, rel: relative(root, file.path) }));
-  for (const { file, rel } of entries) if (rel === '' || rel.startsWith('..') || rel.startsWith(sep) || !rel.includes(sep)) throw new Error(`bug: ${file.path} is not in a folder of ${root}`);
+  // From `relPath` (a join per file; `relative` resolved both paths of each, 0.2 s of 13,000 files, profiled).
+  const entries = files.map((file) => {
+    const parts = file.relPath.split('/');
+    const rel = parts.join(sep);
+    if (parts.length < 2 || parts.some((p) => p === '' || p === '.' || p === '..') || join(root, rel) !== file.path)
+      throw new Error(`bug: ${file.path} is not ${file.relPath} in a folder of ${root}`);
+    return { file, rel };
+  });
   const createdDirs: string[] = [];
   let stage: string | undefined;
-  let current: FileToWrite | undefined = files[0];
+  let current: StagedFile | undefined = files[0];
   const discard = (): void => {
     if (stage !== undefined) rmSync(stage, { recursive: true, force: true });
     for (const dir of [...createdDirs].reverse()) rmSync(dir, { recursive: true, force: true });
@@ -45,12 +56,18 @@ export async function writeStagedImportFiles(files: readonly FileToWrite[], outD
     const staged = stage;
     for (const dir of new Set(entries.map(({ rel }) => dirname(rel)))) mkdirSync(join(staged, dir), { recursive: true });
     await writeAll(entries, (e) => {
+      let text: string;
+      try {
+        text = e.file.render();
+      } catch (err) {
+        throw new RenderFailure(err);
+      }
       current = e.file;
-      return writeFile(join(staged, e.rel), e.file.text, { flag: 'wx' });
+      return writeFile(join(staged, e.rel), text, { flag: 'wx' });
     });
     // From here on synchronous: no signal handler runs until every file is in place or none is.
     const placed: string[] = [];
-    let clash: FileToWrite | undefined;
+    let clash: StagedFile | undefined;
     try {
       for (const [top, group] of groupByTopFolder(entries)) {
         current = group[0]!.file;
@@ -79,11 +96,19 @@ export async function writeStagedImportFiles(files: readonly FileToWrite[], outD
     rmSync(staged, { recursive: true, force: true });
   } catch (err) {
     discard();
+    if (err instanceof RenderFailure) throw err.cause;
     if (err instanceof MftopsError) throw err;
     throw systemError(`cannot write ${current?.path ?? 'the files'}; nothing was written`, err);
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
+  }
+}
+
+/** A text that could not be made (a bug): thrown as it was, not as a write that failed. */
+class RenderFailure extends Error {
+  constructor(cause: unknown) {
+    super('render failed', { cause });
   }
 }
 

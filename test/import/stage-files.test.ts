@@ -3,11 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
 import { writeStagedImportFiles } from '../../src/import/stage-files.js';
-import { planImportFiles } from '../../src/import/write-files.js';
+import { planImportFiles as planFiles } from '../../src/import/write-files.js';
 import { testdir } from '../helpers/testdir.js';
 
 function manifest(kind: ImportKind, name: string): ImportedManifest {
   return { kind, name, address: `${kind}/${name}`, document: { apiVersion: 'mftops/v1', kind, metadata: { name }, spec: {} }, notes: [] };
+}
+
+/** The planned files, each rendering its text when staged. */
+function planImportFiles(manifests: readonly ImportedManifest[], out: string) {
+  return planFiles(manifests, out).map((f) => ({ ...f, render: () => f.text }));
 }
 
 /** Every path below `dir`, `/`-separated, hidden ones included. */
