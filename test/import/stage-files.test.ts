@@ -1,5 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
 import { writeStagedImportFiles } from '../../src/import/stage-files.js';
@@ -25,7 +27,10 @@ function tree(dir: string): string[] {
 describe('writeStagedImportFiles', () => {
   it('writes every file whole into new folders and leaves nothing else behind (no staging folder, no temporary)', async () => {
     const out = join(testdir({}), 'new', 'manifests');
-    const files = planImportFiles([manifest('Task', 'a'), manifest('Task', 'b'), manifest('ResourceGroupAcl', 'g'), manifest('FolderPermissions', '/A/B')], out);
+    const files = planImportFiles(
+      [manifest('Task', 'a'), manifest('Task', 'b'), manifest('ResourceGroupAcl', 'g'), manifest('FolderPermissions', '/A/B')],
+      out,
+    );
     await writeStagedImportFiles(files, out, { force: false });
     for (const f of files) expect(readFileSync(f.path, 'utf8')).toBe(f.text);
     expect(tree(out)).toEqual(['access', 'access/g.yaml', 'folders', 'folders/a-b.yaml', 'tasks', 'tasks/a.yaml', 'tasks/b.yaml']);
@@ -103,5 +108,28 @@ describe('writeStagedImportFiles and existing folders', () => {
       'refusing to overwrite access/g.yaml',
     );
     expect(readFileSync(join(out, 'access', 'g.yaml'), 'utf8')).toBe('mine\n');
+  });
+});
+
+describe('writeStagedImportFiles and Ctrl-C', () => {
+  it('removes what it staged and the folders it made, and exits 130, when interrupted before the files are moved', () => {
+    // The built writer (dist/, as the CLI runs it) in a process of its own: Ctrl-C arrives while
+    // file 300 of 2,000 is rendered, so some files are staged and none is in place yet.
+    const out = join(testdir({}), 'manifests');
+    const staged = fileURLToPath(new URL('../../dist/import/stage-files.js', import.meta.url));
+    const script = `
+      const { writeStagedImportFiles } = await import(${JSON.stringify(staged)});
+      const out = ${JSON.stringify(out)};
+      const files = Array.from({ length: 2000 }, (_, i) => ({
+        relPath: 'tasks/t' + i + '.yaml',
+        path: out + '/tasks/t' + i + '.yaml',
+        render: () => { if (i === 300) process.kill(process.pid, 'SIGINT'); return 'x: ' + i + '\\n'; },
+      }));
+      await writeStagedImportFiles(files, out, { force: false });
+      console.log('finished');`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.stdout).not.toContain('finished');
+    expect(run.status).toBe(130);
+    expect(existsSync(out)).toBe(false);
   });
 });
