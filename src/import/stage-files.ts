@@ -20,7 +20,8 @@ export type StagedFile = Pick<PlannedPath, 'relPath' | 'path' | 'render'>;
  * - a kind folder that does not exist yet (a first import) moves into place whole, one rename
  *   for its thousands of files instead of a link and an unlink each; into a folder that exists,
  *   each file is linked (a file there is never replaced) or, with `force`, renamed into place;
- * - Ctrl-C or SIGTERM before the files are moved removes the staging folder and exits 130/143;
+ * - Ctrl-C or SIGTERM before the files are moved stops the writes, removes the staging folder
+ *   (and any folder made) once none is in flight, and exits 130/143;
  *   the moves themselves run in one synchronous block, which no signal handler interrupts.
  */
 export async function writeStagedImportFiles(files: readonly StagedFile[], outDir: string, options: { readonly force: boolean }): Promise<void> {
@@ -40,12 +41,15 @@ export async function writeStagedImportFiles(files: readonly StagedFile[], outDi
     if (stage !== undefined) rmSync(stage, { recursive: true, force: true });
     for (const dir of [...createdDirs].reverse()) rmSync(dir, { recursive: true, force: true });
   };
-  const onSignal = (code: number) => (): void => {
-    discard();
-    process.exit(code);
+  // A signal stops the writes; what is staged is removed once none is in flight (removing the
+  // folder while the thread pool still creates files in it fails).
+  let interrupted: number | undefined;
+  const onInt = (): void => {
+    interrupted = 130;
   };
-  const onInt = onSignal(130);
-  const onTerm = onSignal(143);
+  const onTerm = (): void => {
+    interrupted = 143;
+  };
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
   try {
@@ -54,17 +58,25 @@ export async function writeStagedImportFiles(files: readonly StagedFile[], outDi
     stage = mkdtempSync(join(root, '.mftops-import-'));
     const staged = stage;
     for (const dir of new Set(entries.map(({ rel }) => dirname(rel)))) mkdirSync(join(staged, dir), { recursive: true });
-    await writeAll(entries, (e) => {
-      let text: string;
-      try {
-        text = e.file.render();
-      } catch (err) {
-        throw new RenderFailure(err);
-      }
-      current = e.file;
-      // The callback form: fs/promises' FileHandle costs 0.15-0.25 s more CPU per 4,000 files (measured).
-      return new Promise<void>((done, fail) => writeFile(join(staged, e.rel), text, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
-    });
+    await writeAll(
+      entries,
+      () => interrupted !== undefined,
+      (e) => {
+        let text: string;
+        try {
+          text = e.file.render();
+        } catch (err) {
+          throw new RenderFailure(err);
+        }
+        current = e.file;
+        // The callback form: fs/promises' FileHandle costs 0.15-0.25 s more CPU per 4,000 files (measured).
+        return new Promise<void>((done, fail) => writeFile(join(staged, e.rel), text, { flag: 'wx' }, (err) => (err ? fail(err) : done())));
+      },
+    );
+    if (interrupted !== undefined) {
+      discard();
+      process.exit(interrupted);
+    }
     // From here on synchronous: no signal handler runs until every file is in place or none is.
     const placed: string[] = [];
     let clash: StagedFile | undefined;
@@ -115,12 +127,12 @@ class RenderFailure extends Error {
 /** Files in flight at once: more than the thread pool's 4, so that a slow creation does not idle a thread. */
 const WRITES_IN_FLIGHT = 8;
 
-/** `write` over every entry, `WRITES_IN_FLIGHT` at a time; on the first failure no further one starts, and the call settles only when none is in flight (the staging folder is removed after). */
-async function writeAll<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+/** `write` over every entry, `WRITES_IN_FLIGHT` at a time; on the first failure (or once `stopped()`) no further one starts, and the call settles only when none is in flight (the staging folder is removed after). */
+async function writeAll<T>(items: readonly T[], stopped: () => boolean, write: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: { readonly err: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
+    while (failure === undefined && !stopped() && next < items.length) {
       try {
         await write(items[next++]!);
       } catch (err) {
