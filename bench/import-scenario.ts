@@ -1,6 +1,7 @@
-import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../src/emulator/index.js';
+import { writeStagedImportFiles } from '../src/import/stage-files.js';
 import type { Run } from './cli-run.js';
 
 /**
@@ -9,8 +10,9 @@ import type { Run } from './cli-run.js';
  * at the bench latency and the plan's parallelism, timed like every CLI run. Its floor is
  * modelled like plan's: the fewest requests the API references need (`importFewestRequests`) ×
  * latency ÷ parallelism. Beside it, measured in this process: the time this machine's disk takes
- * to write as many files of the same sizes the way import does (`fileWriteMs`), a floor under any
- * import that the request floor does not count.
+ * to write as many files of the same sizes the way import does (`fileWriteMs`), and to create them
+ * in place one by one (`fileCreateMs`, the disk's floor under any import, which the request floor
+ * does not count).
  */
 
 /** What the scenario needs from the bench (run-bench.ts owns the child processes and the request log). */
@@ -54,26 +56,26 @@ function listFiles(dir: string): { folder: string; size: number }[] {
 }
 
 /**
- * Wall time to write files of these sizes the way import does (each whole to a temporary name,
- * then linked into place and the temporary name removed), under `dir` (then removed): the part
- * of an import this machine's disk sets, which the request floor does not count.
+ * Wall time to write files of these sizes under `dir` (then removed), two ways: the way import
+ * writes them (`writeStagedImportFiles`: staged whole in a hidden folder, 8 at a time, each new
+ * kind folder renamed into place), and the least any writer must do, each file created whole in
+ * place, one after the other, no temporary (`createMs`): the part of an import this machine's
+ * disk sets, which the request floor does not count.
  */
-function timeFileWrites(dir: string, files: readonly { folder: string; size: number }[]): number {
-  const started = performance.now();
-  const staged: [string, string][] = [];
-  for (const folder of new Set(files.map((f) => f.folder))) mkdirSync(join(dir, folder), { recursive: true });
-  files.forEach((f, i) => {
-    const path = join(dir, f.folder, `f${i}.yaml`);
-    writeFileSync(`${path}.tmp`, 'x'.repeat(f.size), { flag: 'wx' });
-    staged.push([`${path}.tmp`, path]);
+async function timeFileWrites(dir: string, files: readonly { folder: string; size: number }[]): Promise<{ importMs: number; createMs: number }> {
+  const staged = files.map((f, i) => {
+    const text = 'x'.repeat(f.size);
+    return { relPath: `${f.folder}/f${i}.yaml`, path: join(dir, 'staged', f.folder, `f${i}.yaml`), render: () => text };
   });
-  for (const [tmp, path] of staged) {
-    linkSync(tmp, path);
-    rmSync(tmp);
-  }
-  const ms = Math.round(performance.now() - started);
+  let started = performance.now();
+  await writeStagedImportFiles(staged, join(dir, 'staged'), { force: false });
+  const importMs = Math.round(performance.now() - started);
+  started = performance.now();
+  for (const folder of new Set(files.map((f) => f.folder))) mkdirSync(join(dir, 'plain', folder), { recursive: true });
+  files.forEach((f, i) => writeFileSync(join(dir, 'plain', f.folder, `f${i}.yaml`), 'x'.repeat(f.size), { flag: 'wx' }));
+  const createMs = Math.round(performance.now() - started);
   rmSync(dir, { recursive: true, force: true });
-  return ms;
+  return { importMs, createMs };
 }
 
 /** `mftops import --all` of the estate the emulator holds, into `work/import`. */
@@ -95,6 +97,7 @@ export async function benchImport(
     const files: Record<string, number> = {};
     for (const f of written) files[f.folder] = (files[f.folder] ?? 0) + 1;
     const objects = written.length;
+    const disk = await timeFileWrites(join(work, 'import-file-floor'), written);
     return {
       name: 'import',
       objects,
@@ -113,7 +116,8 @@ export async function benchImport(
       fewestRequests: fewest.total,
       fewestRequestsParts: fewest.parts,
       lowerBoundMs: Math.round((fewest.total * bench.latencyMs) / bench.parallelism),
-      fileWriteMs: timeFileWrites(join(work, 'import-file-floor'), written),
+      fileWriteMs: disk.importMs,
+      fileCreateMs: disk.createMs,
       ...(r.exitCode !== 0 ? { stderr: r.stderr.slice(-2000) } : {}),
     };
   } finally {

@@ -596,7 +596,7 @@ function targets(): Target[] {
     out.push({
       target: `import of ${String(imported['objects'])} objects ≤ 1.5× request floor`,
       baseline: 'modelled',
-      measured: `${imported.wallMs} ms vs ${lb} ms (${(imported.wallMs / lb).toFixed(2)}×; ${floor}; writing the same files the way import does took ${String(imported['fileWriteMs'])} ms on this disk)`,
+      measured: `${imported.wallMs} ms vs ${lb} ms (${(imported.wallMs / lb).toFixed(2)}×; ${floor}; the disk's floor, not in it: creating the same files one by one took ${String(imported['fileCreateMs'])} ms on this disk, writing them the way import does ${String(imported['fileWriteMs'])} ms; against both floors, ${lb + (imported['fileCreateMs'] as number)} ms: ${(imported.wallMs / (lb + (imported['fileCreateMs'] as number))).toFixed(2)}×)`,
       met: imported.exitCode === 0 && imported.wallMs <= 1.5 * lb,
     });
   }

@@ -12,7 +12,8 @@ import type { AppContext, EnvironmentChoice } from './context.js';
 import { DEFAULTS } from './defaults.js';
 import { openEnvironment } from './environment.js';
 import { checkSelection, findUnmatchedScope, importObjects } from '../import/select.js';
-import { existingFiles, planImportFiles, writeImportFiles } from '../import/write-files.js';
+import { existingFiles, planImportPaths } from '../import/write-files.js';
+import { writeStagedImportFiles } from '../import/stage-files.js';
 import { readImportSource } from '../import/read-live-source.js';
 
 export interface ImportOptions extends EnvironmentChoice {
@@ -121,11 +122,11 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
       message: `--out ${shownPath(outDir, ctx.cwd)} is outside the manifests of environment "${env.name}" (${env.manifests.map((m) => shownPath(m, ctx.cwd)).join(', ') || 'none'}): the next plan will not read these files`,
     });
   }
-  const files = planImportFiles(result.manifests, outDir);
+  const files = planImportPaths(result.manifests, outDir);
   const existing = existingFiles(files);
   const force = options.force ?? false;
   if (existing.length > 0 && !force) return { status: 'exists', files: existing.map((f) => f.path) };
-  writeImportFiles(files, { force });
+  await writeStagedImportFiles(files, outDir, { force });
   return {
     status: 'imported',
     origin: source.origin,

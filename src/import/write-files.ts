@@ -44,6 +44,14 @@ export function safeFileStem(name: string, kind: ImportKind): string {
  * numbering is stable between runs). The `$schema` line is portable: see `schemaRef`.
  */
 export function planImportFiles(manifests: readonly ImportedManifest[], outDir: string): PlannedFile[] {
+  return planImportPaths(manifests, outDir).map((p) => ({ relPath: p.relPath, path: p.path, text: p.render(), address: p.address }));
+}
+
+/** A manifest file's place, and the text that goes there, made when asked for (import renders each file just before it writes it). */
+export type PlannedPath = Omit<PlannedFile, 'text'> & { readonly render: () => string };
+
+/** `planImportFiles` without the texts: the paths first, each text rendered by `render()`, the same text. */
+export function planImportPaths(manifests: readonly ImportedManifest[], outDir: string): PlannedPath[] {
   const root = resolve(outDir);
   const projectSchemas = findProjectSchemasDir(root);
   const taken = new Set<string>();
@@ -56,7 +64,7 @@ export function planImportFiles(manifests: readonly ImportedManifest[], outDir: 
     const path = join(root, ...relPath.split('/'));
     const inside = relative(root, path);
     if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
-    return { relPath, path, text: renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname(path), projectSchemas)), address: m.address };
+    return { relPath, path, address: m.address, render: () => renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname(path), projectSchemas)) };
   });
 }
 
@@ -107,9 +115,15 @@ function oneLine(text: string): string {
 /** A file to write: where, and what (an import's manifest, or a starter file of `mftops init`). */
 export type FileToWrite = Pick<PlannedFile, 'relPath' | 'path' | 'text'>;
 
-/** Files among `files` that already exist. */
-export function existingFiles<F extends FileToWrite>(files: readonly F[]): F[] {
-  return files.filter((f) => existsSync(f.path));
+/** Files among `files` that already exist (a file in a folder that does not exist is not looked for: a first import asks once per folder, not once per file). */
+export function existingFiles<F extends Pick<FileToWrite, 'path'>>(files: readonly F[]): F[] {
+  const folders = new Map<string, boolean>();
+  return files.filter((f) => {
+    const dir = dirname(f.path);
+    let there = folders.get(dir);
+    if (there === undefined) folders.set(dir, (there = existsSync(dir)));
+    return there && existsSync(f.path);
+  });
 }
 
 /**
@@ -168,7 +182,7 @@ export function writeImportFiles(files: readonly FileToWrite[], options: { reado
 }
 
 /** A hard link fails when the target exists; a file system without links gets an exclusive copy. */
-function placeWithoutReplacing(tmp: string, target: string): void {
+export function placeWithoutReplacing(tmp: string, target: string): void {
   try {
     linkSync(tmp, target);
   } catch (err) {
