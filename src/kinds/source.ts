@@ -8,10 +8,26 @@ import type { Change, FieldChange, SourceRef } from '../resources/model.js';
 export function sourceRef(at: SourcePosition, cwd: string | undefined): SourceRef {
   let file = at.file;
   if (cwd !== undefined) {
-    const rel = relative(cwd, at.file);
+    const rel = pathBelow(cwd, at.file) ?? relative(cwd, at.file);
     if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) file = rel;
   }
   return { file: sep === '/' ? file : file.split(sep).join('/'), line: at.line, col: at.col };
+}
+
+/**
+ * `relative(cwd, file)` where both are plain absolute POSIX paths (no `.`, `..` or empty segment,
+ * no trailing `/`) and `file` is below `cwd`: the tail of `file` itself. `relative` answers a copy
+ * of the resolved path that its slice keeps alive, about 100 bytes per change of a large plan;
+ * this slice shares the manifest's own path. Undefined where `relative` must decide.
+ */
+export function pathBelow(cwd: string, file: string): string | undefined {
+  if (sep !== '/' || cwd.length < 2 || !isPlainAbsolute(cwd) || !file.startsWith(cwd) || file.charCodeAt(cwd.length) !== 47 || !isPlainAbsolute(file))
+    return undefined;
+  return file.slice(cwd.length + 1);
+}
+
+function isPlainAbsolute(path: string): boolean {
+  return path.startsWith('/') && !/\/\.{0,2}(?:\/|$)/.test(path);
 }
 
 /**

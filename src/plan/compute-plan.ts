@@ -107,12 +107,28 @@ export function computePlan(input: ComputePlanInput): ComputedPlan {
   };
   const automation = input.live.automation;
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? new Map() } : undefined;
-  const transfer = input.live.transfer;
-  return {
-    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transfer, userGroups)),
-    diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transfer, known),
-  };
+  const accessWith = accessReporter(changes, bases, input.live.transfer);
+  return { plan: assemblePlan(header, changes, errored, accessWith(userGroups)), diagnostics, accessWith };
+}
+
+/**
+ * The access report of these changes, made again with other user-group members. It keeps only
+ * what `planAccessChanges` looks at (the changes that are neither no-op nor blocked, and their
+ * bases): the caller holds it as long as the plan, and the bases of every unchanged folder and
+ * the planner's working lists were 0.5 KB per object of a 10,000-object plan.
+ */
+function accessReporter(
+  changes: readonly Change[],
+  bases: ReadonlyMap<string, AccessBasis>,
+  transfer: ComputePlanInput['live']['transfer'],
+): (known?: UserGroupAccess) => AccessReport | undefined {
+  const acting = changes.filter((c) => c.action !== 'no-op' && c.action !== 'blocked');
+  const kept = new Map<string, AccessBasis>();
+  for (const c of acting) {
+    const basis = bases.get(c.address);
+    if (basis !== undefined) kept.set(c.address, basis);
+  }
+  return (known) => planAccessChanges(acting, kept, transfer, known);
 }
 
 /** Each write change with the names its desired object resolved (`Change.resolved`), for apply to check again. */

@@ -71,16 +71,25 @@ export function entryPermissions(p: FolderPermissions | undefined): EntryPermiss
   const granted = (x: unknown, key: string) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === 'true');
   const share = p?.sharePermissions;
   return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k)),
+    permissions: exactly(FOLDER_PERMISSIONS.filter((k) => granted(p, k))),
+    sharePermissions: exactly(SHARE_PERMISSIONS.filter((k) => granted(share, k))),
   };
 }
 
 function desiredPermissions(e: DesiredEntry): EntryPermissions {
   return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k)),
+    permissions: exactly(FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k))),
+    sharePermissions: exactly(SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))),
   };
+}
+
+/**
+ * The list without the room `filter` leaves to grow (17 items for the first one): a plan keeps
+ * these lists for every entry of every folder, unchanged ones included (in `entries`), and they
+ * were 2.6 MB of a 10,000-object plan's 10 MB.
+ */
+function exactly(list: string[]): string[] {
+  return list.length === 0 ? list : list.slice();
 }
 
 /** The complete permission object a PUT sends: every flag, false when not granted. */
