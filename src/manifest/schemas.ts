@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// Aliased: the Action's bundle declares its own createRequire (scripts/build-action.mjs's banner).
+import { createRequire as requireFrom } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -153,7 +154,7 @@ function readPrecompiled(): Readonly<Record<string, ValidateFunction>> | null {
   if (precompiled !== undefined) return precompiled;
   const url = new URL(`./${PRECOMPILED_FILE}`, import.meta.url);
   if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return (precompiled = null);
-  const table = createRequire(import.meta.url)(fileURLToPath(url)) as Record<string, ValidateFunction>;
+  const table = requireFrom(import.meta.url)(fileURLToPath(url)) as Record<string, ValidateFunction>;
   return (precompiled = Object.fromEntries(PRECOMPILED_SCHEMA_FILES.map((file, i) => [file, table[`v${i}`]!])));
 }
 
