@@ -1252,9 +1252,9 @@ var require_directives = __commonJS({
         this.tags = Object.assign({}, _Directives.defaultTags, tags);
       }
       clone() {
-        const copy = new _Directives(this.yaml, this.tags);
-        copy.docStart = this.docStart;
-        return copy;
+        const copy2 = new _Directives(this.yaml, this.tags);
+        copy2.docStart = this.docStart;
+        return copy2;
       }
       /**
        * During parsing, get a Directives instance for the current document and
@@ -1563,10 +1563,10 @@ var require_Node = __commonJS({
       }
       /** Create a copy of this node.  */
       clone() {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        const copy2 = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
         if (this.range)
-          copy.range = this.range.slice();
-        return copy;
+          copy2.range = this.range.slice();
+        return copy2;
       }
       /** A plain JavaScript representation of this node. */
       toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
@@ -1860,13 +1860,13 @@ var require_Collection = __commonJS({
        * @param schema - If defined, overwrites the original's schema
        */
       clone(schema) {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        const copy2 = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
         if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it) => identity2.isNode(it) || identity2.isPair(it) ? it.clone(schema) : it);
+          copy2.schema = schema;
+        copy2.items = copy2.items.map((it) => identity2.isNode(it) || identity2.isPair(it) ? it.clone(schema) : it);
         if (this.range)
-          copy.range = this.range.slice();
-        return copy;
+          copy2.range = this.range.slice();
+        return copy2;
       }
       /**
        * Adds a value to the collection. For `!!map` and `!!omap` the value must
@@ -4285,9 +4285,9 @@ var require_Schema = __commonJS({
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
-        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
-        copy.tags = this.tags.slice();
-        return copy;
+        const copy2 = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy2.tags = this.tags.slice();
+        return copy2;
       }
     };
     exports2.Schema = Schema;
@@ -4430,21 +4430,21 @@ var require_Document = __commonJS({
        * Custom Node values that inherit from `Object` still refer to their original instances.
        */
       clone() {
-        const copy = Object.create(_Document.prototype, {
+        const copy2 = Object.create(_Document.prototype, {
           [identity2.NODE_TYPE]: { value: identity2.DOC }
         });
-        copy.commentBefore = this.commentBefore;
-        copy.comment = this.comment;
-        copy.errors = this.errors.slice();
-        copy.warnings = this.warnings.slice();
-        copy.options = Object.assign({}, this.options);
+        copy2.commentBefore = this.commentBefore;
+        copy2.comment = this.comment;
+        copy2.errors = this.errors.slice();
+        copy2.warnings = this.warnings.slice();
+        copy2.options = Object.assign({}, this.options);
         if (this.directives)
-          copy.directives = this.directives.clone();
-        copy.schema = this.schema.clone();
-        copy.contents = identity2.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+          copy2.directives = this.directives.clone();
+        copy2.schema = this.schema.clone();
+        copy2.contents = identity2.isNode(this.contents) ? this.contents.clone(copy2.schema) : this.contents;
         if (this.range)
-          copy.range = this.range.slice();
-        return copy;
+          copy2.range = this.range.slice();
+        return copy2;
       }
       /** Adds a value to the document. */
       add(value2) {
@@ -17123,6 +17123,7 @@ var init_value_words = __esm({
 
 // src/manifest/schemas.ts
 import { existsSync as existsSync2, readFileSync as readFileSync4 } from "node:fs";
+import { createRequire as requireFrom } from "node:module";
 import { dirname as dirname4, join as join5 } from "node:path";
 import { fileURLToPath } from "node:url";
 function schemaFileOf(kind) {
@@ -17149,6 +17150,10 @@ function parsedSchema(file) {
 }
 function getAjv() {
   if (ajv) return ajv;
+  ajv = createAjv(false);
+  return ajv;
+}
+function createAjv(source) {
   const instance = new import__.Ajv2020({
     allErrors: true,
     verbose: true,
@@ -17158,7 +17163,7 @@ function getAjv() {
     allowUnionTypes: true,
     // The optimiser's passes over the generated code cost a third of compiling the schemas at each
     // start and do not make validating thousands of manifests measurably faster.
-    code: { optimize: false },
+    code: { optimize: false, source },
     // Schema mistakes are bugs: fail loudly instead of logging.
     logger: {
       log: () => {
@@ -17174,8 +17179,14 @@ function getAjv() {
   import_ajv_formats.default.default(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
   for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(parsedSchema(file), file);
-  ajv = instance;
   return instance;
+}
+function readPrecompiled() {
+  if (precompiled !== void 0) return precompiled;
+  const url = new URL(`./${PRECOMPILED_FILE}`, new URL("../src/manifest/schemas.ts", import.meta.url).href);
+  if (url.protocol !== "file:" || !existsSync2(fileURLToPath(url))) return precompiled = null;
+  const table = requireFrom(new URL("../src/manifest/schemas.ts", import.meta.url).href)(fileURLToPath(url));
+  return precompiled = Object.fromEntries(PRECOMPILED_SCHEMA_FILES.map((file, i) => [file, table[`v${i}`]]));
 }
 function getValidator(kind) {
   return getValidatorByFile(SCHEMA_FILES[kind]);
@@ -17183,6 +17194,11 @@ function getValidator(kind) {
 function getValidatorByFile(file) {
   const cached = validators.get(file);
   if (cached) return cached;
+  const ahead = readPrecompiled()?.[file];
+  if (ahead !== void 0) {
+    validators.set(file, ahead);
+    return ahead;
+  }
   const instance = getAjv();
   let validate2 = instance.getSchema(file);
   if (!validate2) {
@@ -17192,6 +17208,9 @@ function getValidatorByFile(file) {
   if (!validate2) throw new Error(`schema ${file} did not compile`);
   validators.set(file, validate2);
   return validate2;
+}
+function getSchemaByFile(file) {
+  return parsedSchema(file);
 }
 function getKindSchema(kind) {
   return parsedSchema(SCHEMA_FILES[kind]);
@@ -17205,7 +17224,7 @@ function getValueVocabulary(kind) {
   vocabularies.set(kind, vocabulary);
   return vocabulary;
 }
-var import__, import_ajv_formats, SCHEMA_FILES, KINDS_SCHEMA_FILE, POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE, SCHEMA_BASE_URL, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, parsedSchemas, vocabularies;
+var import__, import_ajv_formats, SCHEMA_FILES, KINDS_SCHEMA_FILE, POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE, SCHEMA_BASE_URL, ANNOTATION_KEYWORDS, schemasDir, ajv, validators, parsedSchemas, PRECOMPILED_SCHEMA_FILES, PRECOMPILED_FILE, precompiled, vocabularies;
 var init_schemas = __esm({
   "src/manifest/schemas.ts"() {
     "use strict";
@@ -17221,6 +17240,14 @@ var init_schemas = __esm({
     ANNOTATION_KEYWORDS = ["patternErrorMessage", "errorMessage", "markdownDescription", MEANINGS_KEYWORD];
     validators = /* @__PURE__ */ new Map();
     parsedSchemas = /* @__PURE__ */ new Map();
+    PRECOMPILED_SCHEMA_FILES = [
+      "config.schema.json",
+      ...Object.values(SCHEMA_FILES),
+      POLICY_SCHEMA_FILE,
+      PATCH_SCHEMA_FILE,
+      "plan.schema.json"
+    ];
+    PRECOMPILED_FILE = "compiled-validators.cjs";
     vocabularies = /* @__PURE__ */ new Map();
   }
 });
@@ -18352,15 +18379,18 @@ function entryPermissions(p) {
   const granted = (x, key) => isRecord(x) && (x[key] === true || x[key] === 1 || x[key] === "true");
   const share = p?.sharePermissions;
   return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => granted(p, k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => granted(share, k))
+    permissions: exactly(FOLDER_PERMISSIONS.filter((k) => granted(p, k))),
+    sharePermissions: exactly(SHARE_PERMISSIONS.filter((k) => granted(share, k)))
   };
 }
 function desiredPermissions(e) {
   return {
-    permissions: FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k)),
-    sharePermissions: SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k))
+    permissions: exactly(FOLDER_PERMISSIONS.filter((k) => e.permissions.includes(k))),
+    sharePermissions: exactly(SHARE_PERMISSIONS.filter((k) => e.sharePermissions.includes(k)))
   };
+}
+function exactly(list) {
+  return list.length === 0 ? list : list.slice();
 }
 function writePermissions(p) {
   const out = {};
@@ -18504,10 +18534,18 @@ import { isAbsolute as isAbsolute3, relative as relative4, sep as sep2 } from "n
 function sourceRef(at, cwd) {
   let file = at.file;
   if (cwd !== void 0) {
-    const rel = relative4(cwd, at.file);
+    const rel = pathBelow(cwd, at.file) ?? relative4(cwd, at.file);
     if (rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel)) file = rel;
   }
   return { file: sep2 === "/" ? file : file.split(sep2).join("/"), line: at.line, col: at.col };
+}
+function pathBelow(cwd, file) {
+  if (sep2 !== "/" || cwd.length < 2 || !isPlainAbsolute(cwd) || !file.startsWith(cwd) || file.charCodeAt(cwd.length) !== 47 || !isPlainAbsolute(file))
+    return void 0;
+  return file.slice(cwd.length + 1);
+}
+function isPlainAbsolute(path) {
+  return path.startsWith("/") && !/\/\.{0,2}(?:\/|$)/.test(path);
 }
 function withOrigins(fields, m, cwd) {
   const patchedAt = m.sourceMap.patchedAt?.bind(m.sourceMap);
@@ -18540,11 +18578,10 @@ function planFolders(context) {
     return live ? viewEntries(live.acl) : void 0;
   };
   const moved = /* @__PURE__ */ new Map();
-  const byDepth = [...context.desired].map((desired, index) => ({ desired, index })).sort((a, b) => folderDepth(a.desired.path) - folderDepth(b.desired.path) || a.index - b.index);
-  for (const { desired } of byDepth) {
+  const byDepth = context.desired.map((desired, index) => ({ desired, index, depth: folderDepth(desired.path) })).sort((a, b) => a.depth - b.depth || a.index - b.index);
+  for (const { desired, depth } of byDepth) {
     const manifest = desired.manifest;
     const key = folderKey(desired.path);
-    const depth = folderDepth(desired.path);
     const live = folders.get(key);
     const base = {
       address: formatAddress("FolderPermissions", desired.path),
@@ -18662,6 +18699,7 @@ function renameBlocked(from, to, moved) {
   return { code: "folder-move", from, to };
 }
 function checkMovedAway(d, moved, diagnostics) {
+  if (moved.size === 0) return false;
   const parent = parentPath(d.path);
   const above = parent === void 0 ? void 0 : movedAncestor(parent, moved);
   if (above === void 0) return false;
@@ -19422,7 +19460,9 @@ function diffTask(desired, live, cat) {
 function sameNameSet(a, b) {
   const x = new Set(a.map((s) => s.toLowerCase()));
   const y = new Set(b.map((s) => s.toLowerCase()));
-  return x.size === y.size && [...x].every((s) => y.has(s));
+  if (x.size !== y.size) return false;
+  for (const s of x) if (!y.has(s)) return false;
+  return true;
 }
 function diffParameters(path, desired, live, out) {
   const l = isRecord(live) ? live : {};
@@ -20851,6 +20891,7 @@ function scheduleChanges(changes) {
   const rawWave = (c) => c.action === "delete" ? 2 + deleteOrder.indexOf(c.kind) * (maxDepth + 1) + maxDepth - depthOf(c) : createdMembers(c).length > 0 ? 1 : 0;
   const used = [...new Set(writes.map(rawWave))].sort((a, b) => a - b);
   const scheduled = changes.map((c) => {
+    if (!isWriteAction(c.action) && !("wave" in c) && !("needs" in c)) return c;
     const { wave: _wave, needs: _needs, ...rest } = c;
     if (!isWriteAction(c.action)) return rest;
     const needs = neededMaker(c, makers) ?? createdMembers(c)[0];
@@ -24069,12 +24110,17 @@ function computePlan(input) {
   };
   const automation = input.live.automation;
   const userGroups = automation?.userGroupMembers ? { members: automation.userGroupMembers, acls: automation.acls ?? /* @__PURE__ */ new Map() } : void 0;
-  const transfer = input.live.transfer;
-  return {
-    plan: assemblePlan(header, changes, errored, planAccessChanges(changes, bases, transfer, userGroups)),
-    diagnostics,
-    accessWith: (known) => planAccessChanges(changes, bases, transfer, known)
-  };
+  const accessWith = accessReporter(changes, bases, input.live.transfer);
+  return { plan: assemblePlan(header, changes, errored, accessWith(userGroups)), diagnostics, accessWith };
+}
+function accessReporter(changes, bases, transfer) {
+  const acting = changes.filter((c) => c.action !== "no-op" && c.action !== "blocked");
+  const kept = /* @__PURE__ */ new Map();
+  for (const c of acting) {
+    const basis = bases.get(c.address);
+    if (basis !== void 0) kept.set(c.address, basis);
+  }
+  return (known) => planAccessChanges(acting, kept, transfer, known);
 }
 function withResolvedNames(changes, desired) {
   const byAddress = /* @__PURE__ */ new Map();
@@ -29029,8 +29075,9 @@ var init_secret_references = __esm({
 });
 
 // src/manifest/fast-yaml.ts
-function parseSimpleYaml(text3) {
+function parseSimpleYaml(text3, detached = false) {
   if (text3.includes("	") || text3.includes("\r")) return void 0;
+  detaching = detached;
   try {
     return readDocuments(text3);
   } catch (err) {
@@ -29039,7 +29086,16 @@ function parseSimpleYaml(text3) {
   } finally {
     if (lines.start.length > MAX_KEPT_LINES) lines = newLineTable(INITIAL_LINES);
     flow.reset("", 0, 0);
+    detaching = false;
   }
+}
+function detach(s) {
+  return detaching && s.length >= MIN_SLICED_LENGTH ? intern(s) : s;
+}
+function intern(s) {
+  internTable[s] = 0;
+  delete internTable[s];
+  return s;
 }
 function addLine(start, end, indent, no) {
   const i = lines.count;
@@ -29134,16 +29190,16 @@ function readKey(text3, start, colon) {
   if (cached !== void 0 && cached.length === colon - start && text3.startsWith(cached, start)) return cached;
   const key = text3.slice(start, colon);
   if (resolvePlain(key) !== key || key === "__proto__") bail();
-  keyCache[slot] = key;
+  keyCache[slot] = key.length >= MIN_SLICED_LENGTH ? intern(key) : key;
   return key;
 }
 function readLineValue(text3, start, end) {
   const c = text3.charCodeAt(start);
   if (c === 34 || c === 39 || c === 91 || c === 123) {
     flow.reset(text3, start, end);
-    const value2 = flow.value();
+    const value3 = flow.value();
     flow.end();
-    return value2;
+    return value3;
   }
   let stop = end;
   for (let i = start + 1; i < end; i++) {
@@ -29153,9 +29209,27 @@ function readLineValue(text3, start, end) {
     }
   }
   while (stop > start && text3.charCodeAt(stop - 1) === SPACE) stop--;
+  const seen = seenString(plainStrings, text3, start, stop);
+  if (seen !== void 0) return seen;
   const plain = text3.slice(start, stop);
   if (plain.includes(": ") || plain.endsWith(":")) bail();
-  return resolvePlain(plain);
+  const value2 = resolvePlain(plain);
+  return value2 === plain ? remember(plainStrings, plain) : value2;
+}
+function seenString(table, text3, start, stop) {
+  let h = 0;
+  for (let i = start; i < stop; i++) h = h * 31 + text3.charCodeAt(i) | 0;
+  table.hash = h;
+  const cached = table.slots[h & STRING_TABLE_SIZE - 1];
+  return cached !== void 0 && cached.length === stop - start && text3.startsWith(cached, start) ? cached : void 0;
+}
+function remember(table, s) {
+  if (s.length >= MIN_SLICED_LENGTH) {
+    if (!detaching) return s;
+    intern(s);
+  }
+  table.slots[table.hash & STRING_TABLE_SIZE - 1] = s;
+  return s;
 }
 function resolvePlain(s) {
   if (s === "") bail();
@@ -29187,7 +29261,7 @@ function resolvePlain(s) {
   }
   return s;
 }
-var OutOfSubset, bail, SPACE, HASH, DASH, COLON, styles, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
+var OutOfSubset, bail, SPACE, HASH, DASH, COLON, styles, detaching, internTable, MIN_SLICED_LENGTH, INITIAL_LINES, MAX_KEPT_LINES, newLineTable, lines, KEY_CHAR, KEY_START, isKeyChar, keyHash, KEY_CACHE_SIZE, keyCache, BlockReader, STRING_TABLE_SIZE, newStringTable, plainStrings, quotedStrings, PLAIN_START, isDigit, MAX_FLOW_DEPTH, FlowReader, flow;
 var init_fast_yaml = __esm({
   "src/manifest/fast-yaml.ts"() {
     "use strict";
@@ -29200,6 +29274,9 @@ var init_fast_yaml = __esm({
     HASH = 35;
     DASH = 45;
     COLON = 58;
+    detaching = false;
+    internTable = /* @__PURE__ */ Object.create(null);
+    MIN_SLICED_LENGTH = 13;
     INITIAL_LINES = 256;
     MAX_KEPT_LINES = 1 << 16;
     newLineTable = (size) => ({
@@ -29308,6 +29385,10 @@ var init_fast_yaml = __esm({
         return value2;
       }
     };
+    STRING_TABLE_SIZE = 4096;
+    newStringTable = () => ({ slots: new Array(STRING_TABLE_SIZE).fill(void 0), hash: 0 });
+    plainStrings = newStringTable();
+    quotedStrings = newStringTable();
     PLAIN_START = new Uint8Array(128);
     for (const ch of "-?:,[]{}#&*!|>'\"%@`") PLAIN_START[ch.charCodeAt(0)] = 1;
     isDigit = (c) => c >= 48 && c <= 57;
@@ -29352,10 +29433,15 @@ var init_fast_yaml = __esm({
       #double() {
         const close = this.#s.indexOf('"', this.#p + 1);
         if (close === -1 || close >= this.#end) bail();
+        const seen = seenString(quotedStrings, this.#s, this.#p + 1, close);
+        if (seen !== void 0) {
+          this.#p = close + 1;
+          return seen;
+        }
         const body = this.#s.slice(this.#p + 1, close);
         if (body.includes("\\")) bail();
         this.#p = close + 1;
-        return body;
+        return remember(quotedStrings, body);
       }
       #single() {
         const s = this.#s;
@@ -29371,7 +29457,7 @@ var init_fast_yaml = __esm({
             continue;
           }
           this.#p = quote3 + 1;
-          return out;
+          return detach(out);
         }
       }
       #plain() {
@@ -29392,7 +29478,11 @@ var init_fast_yaml = __esm({
         this.#p = i;
         let stop = i;
         while (stop > start && s.charCodeAt(stop - 1) === SPACE) stop--;
-        return resolvePlain(s.slice(start, stop));
+        const seen = seenString(plainStrings, s, start, stop);
+        if (seen !== void 0) return seen;
+        const text3 = s.slice(start, stop);
+        const value2 = resolvePlain(text3);
+        return value2 === text3 ? remember(plainStrings, text3) : value2;
       }
       #seq() {
         this.#p++;
@@ -29445,7 +29535,7 @@ var init_fast_yaml = __esm({
 });
 
 // src/manifest/parse.ts
-function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
+function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS, again) {
   const fileStart = { file, line: 1, col: 1 };
   const tooLarge = checkFileSize(file, typeof content === "string" ? Buffer.byteLength(content) : content.byteLength, limits);
   if (tooLarge) return fail(file, [tooLarge]);
@@ -29456,22 +29546,23 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     if (content.includes(0)) {
       return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL bytes), not YAML text")]);
     }
-    try {
-      text3 = UTF8.decode(content);
-    } catch {
+    const decoded = decodeManifestText(content);
+    if (decoded === void 0) {
       return fail(file, [createDiagnostic("error", "MF005", firstInvalidUtf8(file, content), "file is not valid UTF-8 text", { hint: "save it as UTF-8" })]);
     }
+    text3 = decoded;
   }
   if (text3.includes("\0")) {
     return fail(file, [createDiagnostic("error", "MF005", fileStart, "file holds binary data (NUL characters), not YAML text")]);
   }
-  if (text3.charCodeAt(0) === 65279) text3 = text3.slice(1);
-  const fast = parseSimpleYaml(text3);
+  if (typeof content === "string" && text3.charCodeAt(0) === 65279) text3 = text3.slice(1);
+  const fast = parseSimpleYaml(text3, again !== void 0);
   if (fast) {
-    const maps = new LazyFileSourceMaps(file, text3);
-    const documents2 = fast.map(
-      (d) => ({ file, index: d.index, data: d.data, start: { file, line: d.line, col: d.col }, sourceMap: new LazySourceMap(maps, d.index) })
-    );
+    const maps2 = new LazyFileSourceMaps(file, again ?? text3);
+    const documents2 = fast.map((d) => {
+      const start = { file, line: d.line, col: d.col };
+      return { file, index: d.index, data: d.data, start, sourceMap: new LazySourceMap(maps2, d.index, start) };
+    });
     return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
   }
   const lineCounter = new import_yaml5.LineCounter();
@@ -29490,6 +29581,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     const e = lineCounter.linePos(end);
     return { file, line: p.line, col: p.col, endLine: e.line, endCol: e.col };
   };
+  let maps;
   docs.forEach((doc, index) => {
     for (const err of doc.errors) diagnostics.push(yamlDiagnostic("error", err, text3, at));
     for (const warn of doc.warnings) diagnostics.push(yamlDiagnostic("warning", warn, text3, at));
@@ -29500,28 +29592,30 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
       data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
     } catch (err) {
       const message = oneLine3(err);
-      const start = at(doc.contents.range?.[0] ?? 0);
+      const start2 = at(doc.contents.range?.[0] ?? 0);
       if (/excessive alias count/i.test(message)) {
         diagnostics.push(
           createDiagnostic(
             "error",
             "MF003",
-            start,
+            start2,
             `aliases expand too much (over ${limits.maxAliasCount} expansions): refusing a possible "billion laughs" document`
           )
         );
       } else if (/unresolved alias/i.test(message)) {
         const alias = findUnresolvedAlias(doc);
         const name = alias?.source ?? "";
-        const where = alias?.range ? at(alias.range[0], alias.range[1]) : start;
+        const where = alias?.range ? at(alias.range[0], alias.range[1]) : start2;
         diagnostics.push(createDiagnostic("error", "MF001", where, `alias \`*${name}\` refers to no anchor \`&${name}\` before it in this document`));
       } else {
-        diagnostics.push(createDiagnostic("error", "MF001", start, `YAML: ${message}`));
+        diagnostics.push(createDiagnostic("error", "MF001", start2, `YAML: ${message}`));
       }
       return;
     }
-    const sourceMap = createSourceMap(doc, lineCounter, file);
-    documents.push({ file, index, data, start: sourceMap.locate([]), sourceMap });
+    const eager = createSourceMap(doc, lineCounter, file);
+    const start = eager.locate([]);
+    const sourceMap = again === void 0 ? eager : new LazySourceMap(maps ??= new LazyFileSourceMaps(file, again), index, start);
+    documents.push({ file, index, data, start, sourceMap });
   });
   if (documents.length === 0 && diagnostics.every((d) => d.severity !== "error")) {
     diagnostics.push(
@@ -29531,6 +29625,15 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS) {
     );
   }
   return { file, documents, diagnostics };
+}
+function decodeManifestText(bytes) {
+  let text3;
+  try {
+    text3 = UTF8.decode(bytes);
+  } catch {
+    return void 0;
+  }
+  return text3.charCodeAt(0) === 65279 ? text3.slice(1) : text3;
 }
 function checkFileSize(file, size, limits = DEFAULT_PARSE_LIMITS) {
   if (size <= limits.maxFileBytes) return void 0;
@@ -29636,22 +29739,30 @@ var init_parse2 = __esm({
     NO_DIAGNOSTICS = Object.freeze([]);
     LazyFileSourceMaps = class {
       #file;
-      #text;
+      #source;
+      /** Undefined: not parsed yet; null: the text could not be had again. */
       #parsed;
       #maps;
-      constructor(file, text3) {
+      constructor(file, source) {
         this.#file = file;
-        this.#text = text3;
+        this.#source = source;
       }
+      /** The map of document `index`, or undefined when the text is gone. */
       mapOf(index) {
         const maps = this.#maps ??= /* @__PURE__ */ new Map();
         let map = maps.get(index);
         if (map) return map;
-        if (!this.#parsed) {
-          const lineCounter = new import_yaml5.LineCounter();
-          const docs = (0, import_yaml5.parseAllDocuments)(this.#text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
-          this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+        if (this.#parsed === void 0) {
+          const text3 = typeof this.#source === "string" ? this.#source : this.#source.text();
+          if (text3 === void 0) {
+            this.#parsed = null;
+          } else {
+            const lineCounter = new import_yaml5.LineCounter();
+            const docs = (0, import_yaml5.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false, logLevel: "silent", strict: true });
+            this.#parsed = { docs: Array.isArray(docs) ? docs : [], lineCounter };
+          }
         }
+        if (this.#parsed === null) return void 0;
         const doc = this.#parsed.docs[index];
         if (!doc) throw new Error(`${this.#file}: document ${index} not found when locating a position (fast and full YAML readers disagree)`);
         map = createSourceMap(doc, this.#parsed.lineCounter, this.#file);
@@ -29662,12 +29773,14 @@ var init_parse2 = __esm({
     LazySourceMap = class {
       #maps;
       #index;
-      constructor(maps, index) {
+      #start;
+      constructor(maps, index, start) {
         this.#maps = maps;
         this.#index = index;
+        this.#start = start;
       }
       locate(path, target) {
-        return this.#maps.mapOf(this.#index).locate(path, target);
+        return this.#maps.mapOf(this.#index)?.locate(path, target) ?? this.#start;
       }
     };
   }
@@ -30410,8 +30523,8 @@ var init_patch = __esm({
 });
 
 // src/manifest/validate.ts
-function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT) {
-  const out = { diagnostics: [], checked: [], manifests: [], policies: [] };
+function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT, keepManifests = true) {
+  const out = { diagnostics: [], checked: [], manifests: [], policies: [], keepManifests };
   const diagnostics = out.diagnostics;
   const fileHashes = /* @__PURE__ */ new Map();
   const variables = /* @__PURE__ */ new Map();
@@ -30502,7 +30615,7 @@ function checkDocument(doc, out) {
   let metadataErrors = false;
   for (let i = first; i < diagnostics.length; i++) if (diagnostics[i].code === "MF103") metadataErrors = true;
   const name = !metadataErrors && typeof metadata?.name === "string" ? metadata.name : void 0;
-  const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : [];
+  const previousNames = !metadataErrors && Array.isArray(metadata?.previousNames) ? metadata.previousNames.filter((n) => typeof n === "string") : NO_NAMES;
   const environments = Array.isArray(metadata?.environments) ? metadata.environments.filter((e) => typeof e === "string") : void 0;
   out.checked.push({
     kind,
@@ -30514,7 +30627,7 @@ function checkDocument(doc, out) {
     sourceMap,
     ...environments !== void 0 ? { environments } : {}
   });
-  if (!schemaValid || diagnostics.length > first || name === void 0) return;
+  if (!schemaValid || diagnostics.length > first || name === void 0 || !out.keepManifests) return;
   const root = getKindSchema(kind);
   const specSchema = (root.$defs ?? {}).spec ?? {};
   const spec = normalizeSpec(data.spec, specSchema, root);
@@ -30573,7 +30686,7 @@ function show(v) {
   if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
   return `\`${String(v)}\``;
 }
-var NO_ENVIRONMENT;
+var NO_NAMES, NO_ENVIRONMENT;
 var init_validate = __esm({
   "src/manifest/validate.ts"() {
     "use strict";
@@ -30588,6 +30701,7 @@ var init_validate = __esm({
     init_patch();
     init_is_record();
     init_policy_expression();
+    NO_NAMES = Object.freeze([]);
     NO_ENVIRONMENT = { vars: {} };
   }
 });
@@ -30617,13 +30731,13 @@ async function loadManifests(paths, options = {}) {
   const parsed = [];
   let total = 0;
   for (let i = 0; i < files2.length; i++) {
-    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total, options.onFile);
+    const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total, options.onFile, options.diagnosticsOnly);
     if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
     total += read.bytes;
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise((turn) => setImmediate(turn));
   }
-  const result = validateParsedFiles(parsed, options.rules, options.environment);
+  const result = validateParsedFiles(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
@@ -30702,7 +30816,7 @@ function isManifestFileName(name) {
   const ext = extname(name).toLowerCase();
   return ext === ".yaml" || ext === ".yml";
 }
-function readManifestFile(file, limits, knownRegular, remaining, onFile) {
+function readManifestFile(file, limits, knownRegular, remaining, onFile, diagnosticsOnly = false) {
   let fd;
   try {
     fd = openSync4(file, "r");
@@ -30721,12 +30835,15 @@ function readManifestFile(file, limits, knownRegular, remaining, onFile) {
       bytes = readOpenFile(fd, info.size);
     }
     if (bytes.byteLength > remaining) return { over: bytes.byteLength };
-    const parsed = parseManifestFile(file, bytes, limits);
+    if (diagnosticsOnly) {
+      const parsed2 = parseManifestFile(file, bytes, limits);
+      onFile?.(parsed2, bytes);
+      return { parsed: parsed2, bytes: bytes.byteLength };
+    }
+    const sha256 = `sha256:${hash("sha256", bytes, "hex")}`;
+    const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return {
-      parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256: `sha256:${hash("sha256", bytes, "hex")}` },
-      bytes: bytes.byteLength
-    };
+    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
@@ -30789,7 +30906,7 @@ function errnoText(err) {
       return code7 ?? (err instanceof Error ? err.message : String(err));
   }
 }
-var FILES_PER_TURN, SMALL_FILE_BYTES, smallFileBuffer;
+var FILES_PER_TURN, FileTextAgain, SMALL_FILE_BYTES, smallFileBuffer;
 var init_load = __esm({
   "src/manifest/load.ts"() {
     "use strict";
@@ -30797,6 +30914,35 @@ var init_load = __esm({
     init_parse2();
     init_validate();
     FILES_PER_TURN = 50;
+    FileTextAgain = class {
+      #file;
+      #sha256;
+      #size;
+      constructor(file, sha256, size) {
+        this.#file = file;
+        this.#sha256 = sha256;
+        this.#size = size;
+      }
+      text() {
+        let fd;
+        try {
+          fd = openSync4(this.#file, "r");
+        } catch {
+          return void 0;
+        }
+        try {
+          const info = fstatSync2(fd);
+          if (!info.isFile() || info.size !== this.#size) return void 0;
+          const bytes = readOpenFile(fd, this.#size);
+          if (bytes.byteLength !== this.#size || `sha256:${hash("sha256", bytes, "hex")}` !== this.#sha256) return void 0;
+          return decodeManifestText(bytes);
+        } catch {
+          return void 0;
+        } finally {
+          closeSync4(fd);
+        }
+      }
+    };
     SMALL_FILE_BYTES = 64 * 1024;
   }
 });
@@ -31356,6 +31502,7 @@ var init_io = __esm({
       kind: "FolderPermissions",
       idsOf: (id) => ({ folder: id }),
       idIn: (ids) => ids.folder,
+      readAhead: "folder-acl",
       liveNeeds(manifests, scope, prune) {
         const folders = manifests.filter((m) => m.kind === "FolderPermissions");
         const walk4 = prune.includes("FolderPermissions") ? [...scope.folders] : [];
@@ -31535,6 +31682,7 @@ var init_io2 = __esm({
       kind: "ResourceGroupAcl",
       idsOf: (id) => ({ acl: id }),
       idIn: (ids) => ids.acl,
+      readAhead: "acl-lists",
       liveNeeds(manifests, scope, prune) {
         const acls = manifests.filter((m) => m.kind === "ResourceGroupAcl");
         const pruned = prune.includes("ResourceGroupAcl") && scope.taskGroups.length > 0;
@@ -31716,6 +31864,7 @@ var init_io3 = __esm({
       kind: "Task",
       idsOf: (id) => ({ task: id }),
       idIn: (ids) => ids.task,
+      readAhead: "task-lists",
       liveNeeds(manifests, scope, prune) {
         const pruned = prune.includes("Task") && scope.taskGroups.length > 0;
         if (manifests.length === 0 && !pruned) return {};
@@ -31863,6 +32012,7 @@ var init_io4 = __esm({
       kind: "User",
       idsOf: (id) => ({ user: id }),
       idIn: (ids) => ids.user,
+      readAhead: "none",
       liveNeeds(manifests, scope, prune) {
         const users = manifests.filter((m) => m.kind === "User");
         const pruned = prune.includes("User") && (scope.users ?? []).length > 0;
@@ -32036,6 +32186,7 @@ var init_io5 = __esm({
       kind: "Group",
       idsOf: (id) => ({ group: id }),
       idIn: (ids) => ids.group,
+      readAhead: "none",
       liveNeeds(manifests) {
         const groups = manifests.filter((m) => m.kind === "Group");
         if (groups.length === 0) return {};
@@ -59877,6 +60028,31 @@ var init_connection = __esm({
   }
 });
 
+// src/clone-json.ts
+function clonePlainData(value2) {
+  return copy(value2);
+}
+function copy(value2) {
+  if (Array.isArray(value2)) {
+    const out2 = new Array(value2.length);
+    for (let i = 0; i < value2.length; i++) out2[i] = copy(value2[i]);
+    return out2;
+  }
+  if (value2 === null || typeof value2 !== "object") return value2;
+  const source = value2;
+  const out = {};
+  for (const key of Object.keys(source)) {
+    if (key === "__proto__") Object.defineProperty(out, key, { value: copy(source[key]), enumerable: true, writable: true, configurable: true });
+    else out[key] = copy(source[key]);
+  }
+  return out;
+}
+var init_clone_json = __esm({
+  "src/clone-json.ts"() {
+    "use strict";
+  }
+});
+
 // src/services/automation/wire-fields.ts
 var TASK_FLAG_FIELDS, SCHEDULE_FLAG_FIELDS, SCHEDULE_INTEGER_FIELDS, STEP_FLAG_FIELDS, STEP_INTEGER_FIELDS, ID_FIELDS;
 var init_wire_fields = __esm({
@@ -60219,9 +60395,9 @@ function parameterList(v) {
   return { Parameter: Object.entries(v).map(([Name, p]) => isRecord(p) ? { Name, ...p } : { Name, value: p }) };
 }
 function writeTask(task, forms) {
-  const copy = structuredClone(task);
-  codeTask(copy, writingCodec(forms));
-  return copy;
+  const copy2 = clonePlainData(task);
+  codeTask(copy2, writingCodec(forms));
+  return copy2;
 }
 function writeAclPermissions(perms, forms) {
   return Object.fromEntries(Object.entries(perms).map(([k, v]) => [k, writeFlag(v, forms)]));
@@ -60275,6 +60451,7 @@ var init_normalize2 = __esm({
     "use strict";
     init_vocabulary();
     init_is_record();
+    init_clone_json();
     init_wire_fields();
     SHORT_KEYS = new Map(Object.entries(MIC_STEP_NAMES).map(([short, mic]) => [mic, short]));
     TIME = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*$/;
@@ -60834,7 +61011,7 @@ function toReadonlyTransferClient(client) {
   Object.defineProperty(view, "tokenRequestCount", { get: () => client.tokenRequestCount, enumerable: true });
   return Object.freeze(view);
 }
-var TRANSFER_READ_METHODS, LIST2, EVERY_USER, API_PATH2, HttpTransferClient, NO_NAMES;
+var TRANSFER_READ_METHODS, LIST2, EVERY_USER, API_PATH2, HttpTransferClient, NO_NAMES2;
 var init_client2 = __esm({
   "src/services/transfer/client.ts"() {
     "use strict";
@@ -60867,6 +61044,8 @@ var init_client2 = __esm({
       #c;
       #users;
       #groups;
+      /** The names of the last `#principalNames`, with the list reads they came from. */
+      #names;
       /** The members form (`members`, `usersFilter` or `none`) the first probe found, kept for the client's life. */
       #memberForm;
       constructor(opts) {
@@ -61078,19 +61257,29 @@ var init_client2 = __esm({
       /** Entries named through the user and group lists, which are read only when an entry needs them. */
       async #readEntries(items) {
         const needs = items.some((e) => /^(user|group)$/i.test(String(e.type)));
-        const names2 = needs ? await this.#principalNames() : NO_NAMES;
+        const names2 = needs ? await this.#principalNames() : NO_NAMES2;
         return items.map((e) => readAclEntry(e, names2));
       }
-      /** Usernames and group names by id; a list the account may not read names nobody (403/404). */
-      async #principalNames() {
+      /**
+       * Usernames and group names by id; a list the account may not read names nobody (403/404).
+       * Built once per pair of list reads (the lists are kept), not once per folder ACL.
+       */
+      #principalNames() {
+        const usersRead = this.listUsers();
+        const groupsRead = this.listGroups();
+        const last = this.#names;
+        if (last !== void 0 && last.users === usersRead && last.groups === groupsRead) return last.names;
         const orNone = (read) => read.catch((err) => {
           if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
           throw err;
         });
-        const [users, groups] = await Promise.all([orNone(this.listUsers()), orNone(this.listGroups())]);
-        const userNames = new Map(users.map((u) => [u.id, u.username]));
-        const groupNames = new Map(groups.map((g) => [g.id, g.name]));
-        return { user: (id) => userNames.get(id) || void 0, group: (id) => groupNames.get(id) || void 0 };
+        const names2 = Promise.all([orNone(usersRead), orNone(groupsRead)]).then(([users, groups]) => {
+          const userNames = new Map(users.map((u) => [u.id, u.username]));
+          const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+          return { user: (id) => userNames.get(id) || void 0, group: (id) => groupNames.get(id) || void 0 };
+        });
+        this.#names = { users: usersRead, groups: groupsRead, names: names2 };
+        return names2;
       }
       async #list(path, query = {}) {
         const items = await this.#c.list(path, LIST2, query);
@@ -61104,7 +61293,7 @@ var init_client2 = __esm({
         throw new ApiError({ service: "transfer", method, path: `${this.#c.session.knownApiBase ?? ""}${path}`, status: 200, body: { fieldErrors: [], note } });
       }
     };
-    NO_NAMES = { user: () => void 0, group: () => void 0 };
+    NO_NAMES2 = { user: () => void 0, group: () => void 0 };
   }
 });
 
@@ -61569,7 +61758,9 @@ var init_read_live_state = __esm({
 
 // src/app/prefetch-reads.ts
 async function startReadPrefetch(services, env, ctx, parallelism) {
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  return prefetchReads(await openReadonlyClients(services, ctx, { parallelism }), env, parallelism);
+}
+function prefetchReads(clients, env, parallelism) {
   const started = /* @__PURE__ */ new Map();
   let stopped = false;
   const begin = (key, call) => {
@@ -61653,9 +61844,26 @@ async function startReadPrefetch(services, env, ctx, parallelism) {
       if (names2 !== void 0 && !(Array.isArray(names2) && names2.includes(env.name))) continue;
       const name = d.metadata.name;
       if (typeof name !== "string" || name.includes("${")) continue;
-      if (d.kind === "Task") act(startTaskReads);
-      else if (d.kind === "ResourceGroupAcl") act(startAclReads);
-      else if (d.kind === "FolderPermissions") act(() => addFolder(name));
+      const kind = MANIFEST_KINDS.find((k) => k === d.kind);
+      if (kind === void 0) continue;
+      const ahead = KIND_IO[kind].readAhead;
+      switch (ahead) {
+        case "task-lists":
+          act(startTaskReads);
+          break;
+        case "acl-lists":
+          act(startAclReads);
+          break;
+        case "folder-acl":
+          act(() => addFolder(name));
+          break;
+        case "none":
+          break;
+        default: {
+          const never = ahead;
+          throw new Error(`unknown read ahead ${String(never)}`);
+        }
+      }
     }
     if (waiting !== void 0 && files2 >= READ_AHEAD_AFTER_FILES) {
       const now = waiting;
@@ -61705,8 +61913,10 @@ var init_prefetch_reads = __esm({
   "src/app/prefetch-reads.ts"() {
     "use strict";
     init_is_record();
+    init_io_registry();
     init_model10();
     init_read_live_state();
+    init_vocabulary();
     init_clients();
     READ_AHEAD_AFTER_FILES = 50;
     TAKEN = Promise.resolve(void 0);
@@ -62016,7 +62226,7 @@ function schemaItems(schema) {
   return isRecord(schema.items) ? schema.items : void 0;
 }
 function documentSchema(kind) {
-  if (kind === "Policy") return getValidatorByFile(POLICY_SCHEMA_FILE).schema;
+  if (kind === "Policy") return getSchemaByFile(POLICY_SCHEMA_FILE);
   return MANIFEST_KINDS.includes(kind) ? getKindSchema(kind) : void 0;
 }
 function schemaKeyOrder(kind, path) {
@@ -69642,21 +69852,13 @@ async function applyEnvironment(options, ctx) {
     if (policy !== void 0 && deniesPlan(policy)) return { status: "finished", report: policyRefusal(configured.name, policy), plan: saved.plan };
   }
   const services = resolveServices(config, configured, ctx);
-  let prune;
-  if (saved === void 0) {
-    const loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config));
-    if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
-    manifests = loaded.manifests;
-    prune = choosePrune(configured, options.paths, options.prune, ctx);
-  }
-  const env = prune === void 0 ? configured : { ...configured, prune: prune.kinds };
-  const lock = acquireApplyLock({ dir: resolve11(config.snapshots.dir, env.name), environment: env.name });
+  const lock = acquireApplyLock({ dir: resolve11(config.snapshots.dir, configured.name), environment: configured.name });
   const takeover = describeTakeover(lock);
   if (takeover !== void 0) ctx.emit({ kind: "warning", message: takeover });
-  const leftStopped = readSchedulerNote(resolve11(config.snapshots.dir, env.name));
+  const leftStopped = readSchedulerNote(resolve11(config.snapshots.dir, configured.name));
   const automationUrl = services.find((s) => s.name === "automation")?.url;
   if (leftStopped !== void 0)
-    ctx.emit({ kind: "warning", message: leftStoppedWarning(leftStopped, startSchedulerCommand(env.name, automationUrl ?? leftStopped.automationUrl)) });
+    ctx.emit({ kind: "warning", message: leftStoppedWarning(leftStopped, startSchedulerCommand(configured.name, automationUrl ?? leftStopped.automationUrl)) });
   let clients;
   try {
     clients = await openClients(services, ctx, { shutdownHandlers: false, parallelism });
@@ -69669,13 +69871,29 @@ async function applyEnvironment(options, ctx) {
   };
   options.abandon?.addEventListener("abort", onAbandon, { once: true });
   try {
+    let prune;
+    let planReaders = clients.readers;
+    if (saved === void 0) {
+      const prefetch = prefetchReads(clients, configured, parallelism);
+      let loaded;
+      try {
+        loaded = await loadEnvironmentManifests(manifestPaths, ctx, manifestEnvironmentOf(config, configured), secretConfinementOf(config), prefetch.onFile);
+      } finally {
+        prefetch.stop();
+      }
+      if (!loaded.ok) return { status: "invalid", diagnostics: reportOf(loaded.manifests, loaded.manifests.diagnostics) };
+      manifests = loaded.manifests;
+      prune = choosePrune(configured, options.paths, options.prune, ctx);
+      planReaders = prefetch.readers;
+    }
+    const env = prune === void 0 ? configured : { ...configured, prune: prune.kinds };
     let plan = saved?.plan;
     let window2;
     if (plan === void 0) {
       const made = await planManifests(
         manifests,
         {
-          readers: clients.readers,
+          readers: planReaders,
           env,
           services,
           parallelism,
@@ -69718,6 +69936,7 @@ async function applyEnvironment(options, ctx) {
         parallelism,
         manifestPaths,
         manifests,
+        plannedNow: saved === void 0,
         signal: options.signal,
         window: window2,
         clock: clockOptions(options, services, env, config, clients, ctx)
@@ -69836,7 +70055,7 @@ async function verifyApplied(plan, applied, r, ctx) {
     note,
     unconverged: await verifyPayloads(applied, r.clients.full, r.parallelism)
   });
-  const unchanged = r.manifests !== void 0 && manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest;
+  const unchanged = r.manifests !== void 0 && (r.plannedNow || manifestDigest(r.manifests, ctx.cwd) === plan.manifestDigest);
   const manifests = unchanged ? r.manifests : await loadManifests(r.manifestPaths, { cwd: ctx.cwd, environment: manifestEnvironmentOf(r.config, r.env) });
   if (hasErrors(manifests.diagnostics))
     return payloads("the manifests no longer load without errors, so the written payloads were checked instead of a re-plan");
@@ -69907,6 +70126,7 @@ var init_apply2 = __esm({
     init_evaluate();
     init_policy();
     init_clients();
+    init_prefetch_reads();
     init_defaults();
     init_environment();
     init_plan_file();
@@ -71043,16 +71263,16 @@ function editData(data, edit) {
     const seg3 = path[i];
     const last = i === path.length - 1;
     if (Array.isArray(node)) {
-      const copy2 = [...node];
-      if (last && edit.op === "delete") copy2.splice(seg3, 1);
-      else copy2[seg3] = last ? write2(copy2[seg3]) : update(copy2[seg3], i + 1);
-      return copy2;
+      const copy3 = [...node];
+      if (last && edit.op === "delete") copy3.splice(seg3, 1);
+      else copy3[seg3] = last ? write2(copy3[seg3]) : update(copy3[seg3], i + 1);
+      return copy3;
     }
-    const copy = node !== null && typeof node === "object" ? { ...node } : {};
+    const copy2 = node !== null && typeof node === "object" ? { ...node } : {};
     const key = String(seg3);
-    if (last && edit.op === "delete") delete copy[key];
-    else Object.defineProperty(copy, key, { value: last ? write2(copy[key]) : update(copy[key], i + 1), enumerable: true, writable: true, configurable: true });
-    return copy;
+    if (last && edit.op === "delete") delete copy2[key];
+    else Object.defineProperty(copy2, key, { value: last ? write2(copy2[key]) : update(copy2[key], i + 1), enumerable: true, writable: true, configurable: true });
+    return copy2;
   };
   const write2 = (old) => edit.op === "append" ? [...Array.isArray(old) ? old : [], edit.value] : edit.op === "set" ? edit.value : old;
   return update(data, 0);
@@ -72027,6 +72247,9 @@ function safeFileStem(name, kind) {
   return RESERVED2.test(slug) ? `${slug}-1` : slug;
 }
 function planImportFiles(manifests, outDir) {
+  return planImportPaths(manifests, outDir).map((p) => ({ relPath: p.relPath, path: p.path, text: p.render(), address: p.address }));
+}
+function planImportPaths(manifests, outDir) {
   const root = resolve13(outDir);
   const projectSchemas = findProjectSchemasDir(root);
   const taken = /* @__PURE__ */ new Set();
@@ -72039,7 +72262,7 @@ function planImportFiles(manifests, outDir) {
     const path = join11(root, ...relPath.split("/"));
     const inside = relative11(root, path);
     if (inside === "" || inside.startsWith("..") || isAbsolute10(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
-    return { relPath, path, text: renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname8(path), projectSchemas)), address: m.address };
+    return { relPath, path, address: m.address, render: () => renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname8(path), projectSchemas)) };
   });
 }
 function findProjectSchemasDir(outDir) {
@@ -72066,7 +72289,13 @@ function oneLine4(text3) {
   return text3.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ");
 }
 function existingFiles(files2) {
-  return files2.filter((f) => existsSync7(f.path));
+  const folders = /* @__PURE__ */ new Map();
+  return files2.filter((f) => {
+    const dir = dirname8(f.path);
+    let there = folders.get(dir);
+    if (there === void 0) folders.set(dir, there = existsSync7(dir));
+    return there && existsSync7(f.path);
+  });
 }
 function writeImportFiles(files2, options) {
   if (!options.force) {
@@ -72151,6 +72380,15 @@ var init_select = __esm({
   }
 });
 
+// src/import/stage-files.ts
+var init_stage_files = __esm({
+  "src/import/stage-files.ts"() {
+    "use strict";
+    init_errors();
+    init_write_files();
+  }
+});
+
 // src/import/read-live-source.ts
 var init_read_live_source = __esm({
   "src/import/read-live-source.ts"() {
@@ -72183,6 +72421,7 @@ var init_import6 = __esm({
     init_environment();
     init_select();
     init_write_files();
+    init_stage_files();
     init_read_live_source();
     SERVED_KINDS = ["automation", "transfer"].flatMap((service) => {
       const served = EVERY_KIND.filter((kind) => KINDS[kind].service === service);
