@@ -8,23 +8,17 @@ import { MftopsError } from '../../src/errors.js';
 import type { Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/services/index.js';
 import { saveSnapshot } from '../../src/snapshot/index.js';
-import { testdir } from '../helpers/testdir.js';
 import { listWrites } from '../helpers/emulator-test-api.js';
-import { planPaths, startHarness } from '../plan/helpers.js';
+import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { APPLY_ENV, APPLY_MANIFESTS, EXPECTED_ACTIONS, change, planOf, readLedger } from './helpers.js';
+import { APPLY_ENV, EXPECTED_ACTIONS, change, planOf, readLedger, planApplyManifests } from './helpers.js';
 
 let h: Harness;
 let dir: string;
 let plan: Plan;
 beforeEach(async () => {
   h = await startHarness();
-  dir = testdir(APPLY_MANIFESTS);
-  const result = await planPaths(h, [join(dir, 'manifests')], {
-    cwd: dir,
-    env: { scope: { taskGroups: ['Operations'], folders: ['/Distribution/Initech'] }, prune: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] },
-  });
-  plan = result.plan!;
+  ({ dir, plan } = await planApplyManifests(h));
 });
 afterEach(() => h.close());
 

@@ -10,6 +10,8 @@ import type { Change, JsonObject, JsonValue, Plan, PlanHeader } from '../../src/
 import { SEED_LOGINS } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
 import { readTasks } from '../helpers/emulator-test-api.js';
+import { join } from 'node:path';
+import { planPaths, type Harness } from '../plan/helpers.js';
 
 /** Secret values the apply tests put in the environment and in a secret file: none may leak. */
 export const SECRETS = {
@@ -291,4 +293,17 @@ export function planOf(changes: readonly Change[], overrides: Partial<PlanHeader
     changes,
     errored,
   );
+}
+
+/**
+ * APPLY_MANIFESTS in a new folder and their plan against the harness's servers, in the scope the
+ * in-process apply tests use (the Operations tasks, /Distribution/Initech, every kind pruned).
+ */
+export async function planApplyManifests(h: Harness): Promise<{ readonly dir: string; readonly plan: Plan }> {
+  const dir = testdir(APPLY_MANIFESTS);
+  const result = await planPaths(h, [join(dir, 'manifests')], {
+    cwd: dir,
+    env: { scope: { taskGroups: ['Operations'], folders: ['/Distribution/Initech'] }, prune: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] },
+  });
+  return { dir, plan: result.plan! };
 }

@@ -8,11 +8,10 @@ import type { Plan } from '../../src/plan/model.js';
 import { toReadonlyAutomationClient, toReadonlyTransferClient } from '../../src/services/index.js';
 import type { ExportBaseline } from '../../src/snapshot/model.js';
 import { saveSnapshot } from '../../src/snapshot/index.js';
-import { testdir } from '../helpers/testdir.js';
 import { listWrites } from '../helpers/emulator-test-api.js';
-import { planPaths, startHarness } from '../plan/helpers.js';
+import { startHarness } from '../plan/helpers.js';
 import type { Harness } from '../plan/helpers.js';
-import { APPLY_ENV, APPLY_MANIFESTS, change, planOf } from './helpers.js';
+import { APPLY_ENV, change, planOf, planApplyManifests } from './helpers.js';
 
 /**
  * Issue 29: apply begins its snapshot (the export) beside the stale check instead of after it.
@@ -26,12 +25,7 @@ let dir: string;
 let plan: Plan;
 beforeEach(async () => {
   h = await startHarness();
-  dir = testdir(APPLY_MANIFESTS);
-  const result = await planPaths(h, [join(dir, 'manifests')], {
-    cwd: dir,
-    env: { scope: { taskGroups: ['Operations'], folders: ['/Distribution/Initech'] }, prune: ['Task', 'ResourceGroupAcl', 'FolderPermissions'] },
-  });
-  plan = result.plan!;
+  ({ dir, plan } = await planApplyManifests(h));
 });
 afterEach(() => h.close());
 
