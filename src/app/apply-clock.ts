@@ -4,6 +4,7 @@ import type { ChangeGate, RunningTasksMode } from '../apply/running-tasks.js';
 import type { EnvironmentSettings, MftopsConfig, ResolvedService } from '../config/model.js';
 import { ConfigError } from '../errors.js';
 import type { OpenClients } from './clients.js';
+import type { WindowClose } from './server-calendar.js';
 import type { AppContext } from './context.js';
 import { createSchedulerPause } from './scheduler-pause.js';
 import type { SchedulerPause } from './scheduler-pause.js';
@@ -26,7 +27,14 @@ export const SCHEDULER_RESUME_TIMEOUT_MS = 10_000;
 const POLL_VARIABLE = 'MFTOPS_RUNNING_POLL_MS';
 
 export function clockOptions(
-  options: { readonly runningTasks?: RunningTasksMode; readonly runningWaitMs?: number; readonly pauseScheduler?: boolean; readonly signal?: AbortSignal },
+  options: {
+    readonly runningTasks?: RunningTasksMode;
+    readonly runningWaitMs?: number;
+    readonly pauseScheduler?: boolean;
+    readonly signal?: AbortSignal;
+    /** When the change window apply started in closes (on `Date.now`'s clock): no wait outlasts it. */
+    readonly windowCloses?: WindowClose;
+  },
   services: readonly ResolvedService[],
   env: EnvironmentSettings,
   config: MftopsConfig,
@@ -46,7 +54,7 @@ export function clockOptions(
           waitMs: options.runningWaitMs ?? DEFAULT_RUNNING_WAIT_MS,
           pollMs: pollInterval(ctx.env),
           read: () => automation.listRunningTasks(),
-          ...withDefined({ signal: options.signal }),
+          ...withDefined({ signal: options.signal, windowCloses: options.windowCloses }),
         });
   const pause =
     options.pauseScheduler === true && automation !== undefined && service !== undefined

@@ -42,6 +42,7 @@ import { manifestDigest } from '../plan/manifest-digest.js';
 import { findUnconverged, verifyPayloads } from '../apply/verify.js';
 import { describeSecretProblems, findSecretProblems } from '../apply/secrets.js';
 import { checkApplyWindow, checkOverrideReason } from './server-calendar.js';
+import type { WindowClose } from './server-calendar.js';
 import { readClock } from './clock.js';
 import { openLedgerNoting } from './window-ledger.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
@@ -237,6 +238,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
     const env: EnvironmentSettings = prune === undefined ? configured : { ...configured, prune: prune.kinds };
     let plan = saved?.plan;
     let window: ApplyWindowReport | undefined;
+    let windowCloses: WindowClose | undefined;
     if (plan === undefined) {
       const made = await planManifests(
         manifests!,
@@ -263,18 +265,18 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
       const refused = async (p: Plan): Promise<boolean> => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
-      window = closed.window;
+      ({ window, closes: windowCloses } = closed);
       if (options.approve !== undefined && writeChanges(plan).length > 0 && !(await refused(plan))) {
         if (!(await options.approve(plan))) return { status: 'cancelled', plan };
         // The answer may come long after the question: the window is judged again before any write or snapshot.
         const again = await windowRefusal(plan, env, clients, options, ctx, closed.window);
         if (again.refused !== undefined) return { status: 'finished', report: again.refused, plan };
-        window = again.window;
+        ({ window, closes: windowCloses } = again);
       }
     } else {
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== undefined) return { status: 'finished', report: closed.refused, plan };
-      window = closed.window;
+      ({ window, closes: windowCloses } = closed);
     }
     const report = await applyThePlan(
       plan,
@@ -290,7 +292,7 @@ export async function applyEnvironment(options: ApplyOptions, ctx: AppContext): 
         plannedNow: saved === undefined,
         signal: options.signal,
         window,
-        clock: clockOptions(options, services, env, config, clients, ctx),
+        clock: clockOptions({ ...options, ...withDefined({ windowCloses }) }, services, env, config, clients, ctx),
       },
       ctx,
     );
@@ -358,7 +360,8 @@ interface ApplyRun {
 /**
  * The change-window gate (issue 28), for a plan that writes: before anyone is asked, again once
  * the plan is approved (`before`: the first verdict), before the snapshot and any write.
- * `refused` is the report of an apply outside the windows without `--override-window`.
+ * `refused` is the report of an apply outside the windows without `--override-window`. `closes`:
+ * when the open window ends, on the real clock (`Date.now`) even when `MFTOPS_NOW` pinned the judgement.
  */
 async function windowRefusal(
   plan: Plan,
@@ -367,7 +370,7 @@ async function windowRefusal(
   options: ApplyOptions,
   ctx: AppContext,
   before?: ApplyWindowReport,
-): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport }> {
+): Promise<{ readonly refused?: ApplyReport; readonly window?: ApplyWindowReport; readonly closes?: WindowClose }> {
   if (writeChanges(plan).length === 0) return {};
   const now = (ctx.now ?? readClock(ctx.env))();
   const found = await checkApplyWindow(env, clients.readers.automation, now, options.overrideWindow);
@@ -381,7 +384,8 @@ async function windowRefusal(
   // A second judgement (after approval) warns of an override only when the first did not.
   if (checked.report.overrideReason !== undefined && before?.overrideReason === undefined)
     ctx.emit({ kind: 'warning', message: `applying outside the change windows: ${checked.report.text ?? ''}; reason: ${checked.report.overrideReason}` });
-  return { window: checked.report };
+  const closes = found.closes === undefined ? undefined : { ...found.closes, atMs: Date.now() + (found.closes.atMs - now.getTime()) };
+  return { window: checked.report, ...withDefined({ closes }) };
 }
 
 async function applyThePlan(plan: Plan, r: ApplyRun, ctx: AppContext): Promise<ApplyReport> {

@@ -9,6 +9,7 @@ import { isWriteAction } from '../plan/model.js';
 import { DEFAULT_DUE_MARGIN_MINUTES } from '../schedule/model.js';
 import type { ApplyWindowReport } from '../schedule/model.js';
 import { assemblePlanCalendar, indexDateLists, judgeWindowsNow, liveSchedules } from '../schedule/plan-calendar.js';
+import { describeInstant, openStretchEnd } from '../schedule/change-window.js';
 import { readServerZone, UTC_ZONE } from '../schedule/server-zone.js';
 import type { ServerZone } from '../schedule/server-zone.js';
 
@@ -112,18 +113,25 @@ export function checkOverrideReason(override: string | undefined): void {
     throw new ConfigError('--override-window needs a reason: --override-window "why this apply cannot wait"');
 }
 
+/** When the change window apply started in closes: epoch ms, and the instant in the server's zone and UTC. */
+export interface WindowClose {
+  readonly atMs: number;
+  readonly text: string;
+}
+
 /**
  * The change-window gate of apply, before any write (and before the snapshot): undefined when the
  * environment sets no windows; else the verdict now, and the refusal's one line when apply must
  * stop (`zoneNote`: when open, why the server's zone is approximate). `--override-window
- * "reason"` turns a refusal into a recorded override; an empty reason is refused.
+ * "reason"` turns a refusal into a recorded override; an empty reason is refused. `closes`:
+ * when open, when the window ends (epoch ms on the clock of `now`, and in words), if within a day or two.
  */
 export async function checkApplyWindow(
   env: EnvironmentSettings,
   reader: AutomationReader | undefined,
   now: Date,
   override: string | undefined,
-): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string; readonly zoneNote?: string } | undefined> {
+): Promise<{ readonly report: ApplyWindowReport; readonly refusal?: string; readonly zoneNote?: string; readonly closes?: WindowClose } | undefined> {
   checkOverrideReason(override);
   const windows = env.changeWindows;
   if (windows === undefined) return undefined;
@@ -140,7 +148,11 @@ export async function checkApplyWindow(
     missingFreezeLists(env, calendar),
     unreadableFreezeLists(env, calendar),
   );
-  if (state === 'open') return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
+  if (state === 'open') {
+    const end = openStretchEnd(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
+    const closes = end === undefined ? undefined : { atMs: end, text: describeInstant(end, calendar.zone) };
+    return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note, closes }) };
+  }
   if (override !== undefined) return { report: { state, text, overrideReason: override.trim() } };
   return {
     report: { state, text },

@@ -4,8 +4,9 @@ import type { RunningTask } from '../services/automation/running-tasks.js';
 
 /**
  * What apply does before writing a task that is running (issue 28 item 2):
- * - `wait` (default): poll until the run ends, at most `RunningTaskGuard.waitMs`; a run still
- *   going at the deadline leaves the change not applied (reported as skipped, exit 1);
+ * - `wait` (default): poll until the run ends, at most `RunningTaskGuard.waitMs` and never past
+ *   the close of the change window apply started in; a run still going at the deadline leaves the
+ *   change not applied (reported as skipped, exit 1);
  * - `skip`: the change is not applied and reported so (exit 1); the others go on;
  * - `ignore`: write anyway (mftops before issue 28).
  */
@@ -30,6 +31,11 @@ export interface RunningTaskGuardOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Ctrl-C: a wait in progress ends, and its change is not applied. */
   readonly signal?: AbortSignal;
+  /**
+   * When the change window apply started in closes (`atMs` on the clock of `now`; `text` in the
+   * server's zone): a wait ends there, so a task write never lands after the window it waited in.
+   */
+  readonly windowCloses?: { readonly atMs: number; readonly text: string };
 }
 
 /**
@@ -78,8 +84,12 @@ export function createRunningTaskGate(opts: RunningTaskGuardOptions): ChangeGate
       if (run === undefined) return undefined;
       if (mode === 'skip') return `not applied: task ${JSON.stringify(change.name)} is running (${describeRun(run)}); --running-tasks skip`;
       if (opts.signal?.aborted) return `not applied: interrupted while waiting for task ${JSON.stringify(change.name)} to finish (${describeRun(run)})`;
-      const left = started + opts.waitMs - now();
+      const closes = opts.windowCloses;
+      const byWindow = closes !== undefined && closes.atMs < started + opts.waitMs;
+      const left = (byWindow ? closes.atMs : started + opts.waitMs) - now();
       if (left <= 0) {
+        if (byWindow)
+          return `not applied: task ${JSON.stringify(change.name)} was still running when the change window closed at ${closes.text} (${describeRun(run)}); apply again in the next window`;
         return `not applied: task ${JSON.stringify(change.name)} was still running after waiting ${describeWait(opts.waitMs)} (${describeRun(run)}); wait longer with --running-wait, or apply again once it ends`;
       }
       await sleep(Math.min(opts.pollMs, left), opts.signal);

@@ -61,6 +61,28 @@ function judgeAtOffset(settings: ChangeWindowSettings, at: Date, context: Window
   };
 }
 
+/**
+ * Epoch ms at which the open stretch that holds `at` ends (its allowed window closes, or a freeze
+ * starts), or undefined when nothing closes it within `horizonMs`. Apply waits no later than this:
+ * a `--running-tasks wait` that outlasted the window would write outside it. Judged like
+ * `judgeChangeWindow`: a bias zone with a daylight bias closes at the earlier of its two offsets.
+ */
+export function openStretchEnd(settings: ChangeWindowSettings, at: Date, context: WindowContext, horizonMs = 2 * DAY_MS): number | undefined {
+  const daylight = context.zone.daylightBiasMinutes;
+  const standard = stretchEndAtOffset(settings, at.getTime(), context, horizonMs);
+  if (daylight === undefined || context.zone.iana !== undefined) return standard;
+  const summer = stretchEndAtOffset(settings, at.getTime(), { ...context, zone: { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight } }, horizonMs);
+  if (standard === undefined) return summer;
+  return summer === undefined ? standard : Math.min(standard, summer);
+}
+
+function stretchEndAtOffset(settings: ChangeWindowSettings, t: number, context: WindowContext, horizonMs: number): number | undefined {
+  const windowEnd = windowEndAfter(settings, t, context.zone);
+  const limit = windowEnd ?? t + horizonMs;
+  const end = freezeStartBefore(settings, t, limit, context);
+  return windowEnd === undefined && end === limit ? undefined : end;
+}
+
 /** The freeze that holds at `t`, if any. */
 function freezeAt(settings: ChangeWindowSettings, t: number, context: WindowContext): FreezePeriod | undefined {
   const date = dateText(localTimeOf(t, context.zone));

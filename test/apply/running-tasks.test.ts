@@ -33,6 +33,29 @@ describe('the running-task gate', () => {
     expect(t.now()).toBe(12_000);
   });
 
+  it('wait: never past the close of the change window apply started in; the write is not sent after it', async () => {
+    const t = fakeTime();
+    let looks = 0;
+    const windowCloses = { atMs: 7_000, text: 'Sun 2026-11-29 04:00 UTC' };
+    const gate = createRunningTaskGate({ mode: 'wait', waitMs: 600_000, pollMs: 5000, read: () => (looks++, Promise.resolve([RUN])), windowCloses, ...t })!;
+    expect(await gate(update())).toBe(
+      'not applied: task "Payroll" was still running when the change window closed at Sun 2026-11-29 04:00 UTC (started 2026-11-27 01:58 UTC by the scheduler); apply again in the next window',
+    );
+    // It slept 5 s and then only up to the close, not the 10 minutes --running-wait allows.
+    expect(t.now()).toBe(7_000);
+    expect(looks).toBe(3);
+    // Asked again once the window has closed, a task still running is not waited for at all.
+    expect(await gate(update())).toMatch(/^not applied: task "Payroll" was still running when the change window closed/);
+    expect(t.now()).toBe(7_000);
+    // A run that ends before the close lets the write through; --running-wait shorter than the window still rules.
+    const early = fakeTime();
+    let n = 0;
+    const through = createRunningTaskGate({ mode: 'wait', waitMs: 600_000, pollMs: 1000, read: () => Promise.resolve(++n < 3 ? [RUN] : []), windowCloses, ...early })!;
+    expect(await through(update())).toBeUndefined();
+    const short = createRunningTaskGate({ mode: 'wait', waitMs: 2000, pollMs: 1000, read: () => Promise.resolve([RUN]), windowCloses, ...fakeTime() })!;
+    expect(await short(update())).toMatch(/after waiting 2s/);
+  });
+
   it('skip: one look; a run of another task, a create and an ACL are not held', async () => {
     let looks = 0;
     const gate = createRunningTaskGate({ mode: 'skip', waitMs: 1, pollMs: 1, read: () => (looks++, Promise.resolve([RUN])) })!;

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startSeededEmulator } from '../integration/helpers.js';
@@ -126,4 +128,25 @@ it('skip: a held task change holds back the deletes of later waves (they may be 
     expect(r.stdout).toContain(`${address} (delete): not applied: held: task "Payroll to bank" was not written (it may still refer to what this deletes)`);
   expect(writesOf(emulator).filter((w) => w.startsWith('DELETE') && (w.includes(`/tasks/${nightly}`) || w.includes('/resourcegroups/')))).toEqual([]);
   expect(readTask(emulator, { name: 'Nightly cleanup' })).toBeDefined();
+});
+
+it('wait ends when the change window closes: the task is not written after it, however long --running-wait is', async () => {
+  const dir = applyWorkdir(emulator);
+  const config = join(dir, 'mftops.yaml');
+  // Every night 22:00–04:00 (the emulator's zone is UTC), judged 4 seconds before the close.
+  const windows = '    changeWindows:\n      allow: [{ from: "22:00", to: "04:00" }]\n';
+  writeFileSync(config, readFileSync(config, 'utf8').replace(/^snapshots:/m, `${windows}snapshots:`));
+  startRunByHand(emulator, { name: 'Payroll to bank' }, { scheduled: true });
+  emulator.resetRequestLog();
+  const r = await runCli(['apply', '--auto-approve', '--target', TASK, '--target', ACL, '--running-wait', '30s'], {
+    cwd: dir,
+    env: { ...ENV, MFTOPS_NOW: '2026-12-02T03:59:56Z' },
+  });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/1 applied, 0 failed, 1 skipped/);
+  expect(r.stdout).toMatch(
+    /Task\/Payroll to bank \(update\): not applied: task "Payroll to bank" was still running when the change window closed at Wed 2026-12-02 04:00 UTC \(started \d{4}-\d\d-\d\d \d\d:\d\d UTC by the scheduler\); apply again in the next window/,
+  );
+  expect(writesOf(emulator).filter((w) => w.includes(`/tasks/${taskId()}`))).toEqual([]);
+  expect(writesOf(emulator).some((w) => w.includes('/resourcegroups/acls'))).toBe(true);
 });

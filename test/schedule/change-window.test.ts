@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeWindowVerdict, judgeChangeWindow } from '../../src/schedule/change-window.js';
+import { describeWindowVerdict, judgeChangeWindow, openStretchEnd } from '../../src/schedule/change-window.js';
 import type { ChangeWindowSettings } from '../../src/schedule/model.js';
 import { readServerZone, UTC_ZONE } from '../../src/schedule/server-zone.js';
 
@@ -65,5 +65,32 @@ describe('judgeChangeWindow', () => {
     };
     const verdict = judgeChangeWindow(nights, new Date('2026-12-24T10:00:00Z'), { zone: UTC_ZONE });
     expect([iso(verdict.next), iso(verdict.nextCloses)]).toEqual(['2026-12-24T20:00:00.000Z', '2026-12-25T00:00:00.000Z']);
+  });
+});
+
+describe('openStretchEnd', () => {
+  it('is the close of the window now open, or the start of a freeze before it', () => {
+    // Sat 2026-12-05 23:00: the Sat/Sun 22:00–04:00 window closes Sun 04:00.
+    expect(iso(openStretchEnd(weekendNights, new Date('2026-12-05T23:00:00Z'), { zone: UTC_ZONE }))).toBe('2026-12-06T04:00:00.000Z');
+    const nights: ChangeWindowSettings = {
+      allow: [{ days: [], from: 20 * 60, to: 6 * 60, where: 'mftops.yaml:5:9' }],
+      freeze: [{ from: '2026-12-25', to: '2026-12-25', reason: 'christmas', where: 'mftops.yaml:7:9' }],
+    };
+    expect(iso(openStretchEnd(nights, new Date('2026-12-24T21:00:00Z'), { zone: UTC_ZONE }))).toBe('2026-12-25T00:00:00.000Z');
+  });
+
+  it("is judged in the server's zone; with no allowed window only a freeze within the horizon ends it", () => {
+    const ny = readServerZone({ serverTimezoneInfo: { timeZoneName: 'America/New_York', timeZoneBias: '300', daylightBias: '-60' } });
+    // Sat 23:00 in New York closes Sun 04:00 New York, 09:00 UTC.
+    expect(iso(openStretchEnd(weekendNights, new Date('2026-12-06T04:00:00Z'), { zone: ny }))).toBe('2026-12-06T09:00:00.000Z');
+    const freezesOnly: ChangeWindowSettings = { allow: [], freeze: weekendNights.freeze };
+    expect(iso(openStretchEnd(freezesOnly, new Date('2026-12-27T10:00:00Z'), { zone: UTC_ZONE }))).toBe('2026-12-28T00:00:00.000Z');
+    expect(openStretchEnd(freezesOnly, new Date('2026-12-02T10:00:00Z'), { zone: UTC_ZONE })).toBeUndefined();
+  });
+
+  it('a bias zone with daylight saving closes at the earlier of its two offsets', () => {
+    const cet = readServerZone({ serverTimezoneInfo: { timeZoneName: 'Mitteleuropäische Zeit', timeZoneBias: '-60', daylightBias: '-60' } });
+    // Sun 01:30 UTC: 02:30 / 03:30 local; 04:00 local comes first at UTC+02:00, 02:00 UTC.
+    expect(iso(openStretchEnd(weekendNights, new Date('2026-07-05T01:30:00Z'), { zone: cet }))).toBe('2026-07-05T02:00:00.000Z');
   });
 });
