@@ -186,7 +186,7 @@ const MAX_REMEMBERED_SECRETS = 16;
  * AbortController: one of those per attempt was the largest cost of a request on the client's
  * side (undici alone, 4,000 requests 16 at a time: 488 ms of CPU with one, 348 with this; issue 29).
  */
-class AttemptDeadline extends EventEmitter {
+class Deadline extends EventEmitter {
   aborted = false;
 
   expire(): void {
@@ -420,7 +420,7 @@ export class Transport {
     this.requestCount++;
     if (req.tokenCall) this.tokenRequestCount++;
     const deadlineMs = this.#deadlineOf(req);
-    const deadline = new AttemptDeadline();
+    const deadline = new Deadline();
     const timer = setTimeout(() => deadline.expire(), deadlineMs);
     try {
       return await this.#attemptWithin(req, bearer, consume, deadline);
@@ -449,7 +449,7 @@ export class Transport {
   }
 
   /** One attempt; any failure once `signal` is aborted is the deadline's (the caller maps it). */
-  async #attemptWithin<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>, signal: AttemptDeadline): Promise<Attempt<T>> {
+  async #attemptWithin<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>, signal: Deadline): Promise<Attempt<T>> {
     const started = this.#now();
     let res: Dispatcher.ResponseData;
     try {

@@ -326,7 +326,7 @@ describe('close', () => {
     return { accessSentBeforeRefreshAnswer: () => seen };
   }
 
-  it('sends the automation revokes together: the access token is revoked without waiting for the refresh token\'s answer', async () => {
+  it("sends the automation revokes together: the access token is revoked without waiting for the refresh token's answer", async () => {
     const { agent, pool } = createMock();
     const a = pool(AUTOMATION);
     tokenServer(a, '/api/v1', 300);
@@ -339,7 +339,7 @@ describe('close', () => {
     expect(countOpenSessions()).toBe(0);
   });
 
-  it('revokes the transfer access token (the bearer of both revokes) only after the refresh token\'s revoke was answered', async () => {
+  it("revokes the transfer access token (the bearer of both revokes) only after the refresh token's revoke was answered", async () => {
     const { agent, pool } = createMock();
     const t = pool(TRANSFER);
     tokenServer(t, '/api/v1', 300);
