@@ -475,6 +475,8 @@ async function verifyApplied(plan: Plan, applied: readonly AppliedChange[], r: A
     servers: serverIdentities(r.services),
     parallelism: r.parallelism,
     cwd: ctx.cwd,
+    // Only manifests whose digest is the plan's get here (made from them now, or checked above).
+    manifestDigest: plan.manifestDigest,
   });
   if (!result.plan) throw new MftopsError('the re-plan found errors in the manifests');
   return {

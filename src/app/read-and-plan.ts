@@ -44,6 +44,8 @@ export interface ReadAndPlanInput {
   readonly cwd?: string;
   readonly toolVersion?: string;
   readonly now?: () => Date;
+  /** `manifestDigest(manifests, cwd)`, when the caller already has it (apply's verification re-plan): not computed again. */
+  readonly manifestDigest?: string;
 }
 
 export interface ReadAndPlanResult {
@@ -103,7 +105,7 @@ export async function readAndPlan(input: ReadAndPlanInput): Promise<ReadAndPlanR
     live: read,
     environment: env.name,
     servers: serverIdentities(input.servers, read),
-    manifestDigest: manifestDigest(loaded, cwd),
+    manifestDigest: input.manifestDigest ?? manifestDigest(loaded, cwd),
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText(a, b))),
     scope: env.scope,
     prune: env.prune,

@@ -103,7 +103,13 @@ export class Session implements AccessTokenSource {
     if (t !== undefined && t.access === token) this.#tokens = { ...t, refreshAt: -Infinity };
   }
 
-  /** Revoke the refresh token, then the access token; failures are logged at debug level only. */
+  /**
+   * Revoke the refresh token and the access token; failures are logged at debug level only. Where
+   * the revoke is sent with the access token as bearer (the transfer service), the refresh token
+   * goes first and the access token only after its answer: revoked first, the access token would
+   * no longer authorise the refresh token's revoke. Where it is not (the automation service), the
+   * two are independent and sent together (the refresh token's first), one round trip less.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -112,8 +118,11 @@ export class Session implements AccessTokenSource {
     const t = this.#tokens;
     this.#tokens = undefined;
     if (t === undefined || this.#apiBase === undefined) return;
-    if (t.refresh !== undefined) await this.#revoke(t.refresh, t.access, 'refresh');
-    await this.#revoke(t.access, t.access, 'access');
+    if (t.refresh === undefined) await this.#revoke(t.access, t.access, 'access');
+    else if (this.#revokeWithBearer) {
+      await this.#revoke(t.refresh, t.access, 'refresh');
+      await this.#revoke(t.access, t.access, 'access');
+    } else await Promise.all([this.#revoke(t.refresh, t.access, 'refresh'), this.#revoke(t.access, t.access, 'access')]);
   }
 
   async #obtain(): Promise<Secret> {

@@ -307,6 +307,50 @@ describe('close', () => {
     expect(revokes.map((c) => c.headers.authorization)).toEqual(['Bearer access-1', 'Bearer access-1']);
   });
 
+  /** Revokes whose refresh-token answer is held back: was the access token's revoke sent before that answer came? */
+  function heldRefreshRevoke(p: ReturnType<ReturnType<typeof createMock>['pool']>): { accessSentBeforeRefreshAnswer: () => boolean | undefined } {
+    let refreshAnswered = false;
+    let seen: boolean | undefined;
+    const revoke = (token: string) => ({ path: '/api/v1/token/revoke', method: 'POST', body: (b: string) => new URLSearchParams(b).get('token') === token });
+    // A data function runs when the answer is delivered (after the delay); an options function when the request is dispatched.
+    p.intercept(revoke('refresh-1'))
+      .reply(200, () => {
+        refreshAnswered = true;
+        return '';
+      })
+      .delay(50);
+    p.intercept(revoke('access-1')).reply(() => {
+      seen = !refreshAnswered;
+      return { statusCode: 200, data: '' };
+    });
+    return { accessSentBeforeRefreshAnswer: () => seen };
+  }
+
+  it("sends the automation revokes together: the access token is revoked without waiting for the refresh token's answer", async () => {
+    const { agent, pool } = createMock();
+    const a = pool(AUTOMATION);
+    tokenServer(a, '/api/v1', 300);
+    a.intercept({ path: '/api/v1/info' }).reply(200, {}, { headers: JSON_HEADERS });
+    const held = heldRefreshRevoke(a);
+    const client = automationClient(agent);
+    await client.info();
+    await client.close();
+    expect(held.accessSentBeforeRefreshAnswer()).toBe(true);
+    expect(countOpenSessions()).toBe(0);
+  });
+
+  it("revokes the transfer access token (the bearer of both revokes) only after the refresh token's revoke was answered", async () => {
+    const { agent, pool } = createMock();
+    const t = pool(TRANSFER);
+    tokenServer(t, '/api/v1', 300);
+    t.intercept({ path: '/api/v1/users/self' }).reply(200, { id: 7, username: 'apiuser' }, { headers: JSON_HEADERS });
+    const held = heldRefreshRevoke(t);
+    const client = transferClient(agent);
+    await client.currentUser();
+    await client.close();
+    expect(held.accessSentBeforeRefreshAnswer()).toBe(false);
+  });
+
   it('ignores a failed revoke and sends nothing when no token was ever obtained', async () => {
     const { agent, pool, calls } = createMock();
     const a = pool(AUTOMATION);
@@ -363,7 +407,8 @@ describe('close', () => {
       });
       signals.emit('SIGINT');
       await vi.advanceTimersByTimeAsync(49);
-      expect(calls().filter((c) => c.path === '/api/v1/token/revoke')).toHaveLength(1);
+      // Both automation revokes were sent (together); neither was answered.
+      expect(calls().filter((c) => c.path === '/api/v1/token/revoke')).toHaveLength(2);
       expect(code).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
       expect(code).toBe(130);
