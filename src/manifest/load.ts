@@ -212,7 +212,7 @@ function readManifestFile(
     const sha256 = `sha256:${hash('sha256', bytes, 'hex')}`;
     const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
+    return { parsed: { ...parsed, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {

@@ -97,7 +97,7 @@ function* checkParsedFiles(
     for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]!);
     for (let i = 0; i < file.documents.length; i++) {
       const doc = file.documents[i]!;
-      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
+      if (selectDocument(doc, environment, diagnostics)) docs.push(file.noVariables ? doc : substituteVariables(doc, environment, diagnostics, variables));
     }
     if (file.sha256 !== undefined) fileHashes.set(file.file, file.sha256);
     if ((sinceStep += file.documents.length) >= DOCUMENTS_PER_STEP) {

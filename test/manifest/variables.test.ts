@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/manifest/diagnostics.js';
-import type { ParsedDocument } from '../../src/manifest/parse.js';
+import { parseManifestFile, type ParsedDocument } from '../../src/manifest/parse.js';
 import type { JsonPath, VarValue } from '../../src/manifest/types.js';
 import { substituteVariables, type ManifestEnvironment } from '../../src/manifest/variables.js';
 
@@ -73,5 +73,26 @@ describe('substituteVariables', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('a file the parser marks as without variables', () => {
+  it('holds no value with `{var:` in it, however its strings are written', () => {
+    const piece = fc.constantFrom('{', 'var', ':', '$', '\\', 'x7b', 'u007B', '"', "'", ' ', '\n', '\n  ', 'a', '}', '#');
+    const scalar = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
+    const line = fc.tuple(fc.constantFrom('plain', 'double', 'single', 'block'), scalar).map(([style, s]) =>
+      style === 'double' ? `"${s}"` : style === 'single' ? `'${s}'` : style === 'block' ? `|\n  ${s.replace(/\n/g, '\n  ')}` : s,
+    );
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 3 }), (values) => {
+        const text = `spec:\n${values.map((v, i) => `  k${i}: ${v}\n`).join('')}`;
+        const parsed = parseManifestFile('/m.yaml', text);
+        if (parsed.noVariables !== true) return;
+        for (const doc of parsed.documents) expect(JSON.stringify(doc.data)).not.toContain('{var:');
+      }),
+      { numRuns: 3000 },
+    );
+    expect(parseManifestFile('/m.yaml', 'a: "\\x7Bvar:n}"\n').noVariables).toBeUndefined();
+    expect(parseManifestFile('/m.yaml', 'a: b\n').noVariables).toBe(true);
   });
 });
