@@ -10,7 +10,13 @@ const ENV: ManifestEnvironment = { name: 'staging', vars: { n: 5, s: 'acme', l: 
 /** A document of `data`, placed at its path (the path written out as the line's text). */
 function docOf(data: unknown): ParsedDocument {
   const start = { file: '/m.yaml', line: 1, col: 1 };
-  return { file: '/m.yaml', index: 0, data, start, sourceMap: { locate: (path) => ({ file: '/m.yaml', line: 1, col: 1, endCol: undefined, text: JSON.stringify(path) }) as never } };
+  return {
+    file: '/m.yaml',
+    index: 0,
+    data,
+    start,
+    sourceMap: { locate: (path) => ({ file: '/m.yaml', line: 1, col: 1, endCol: undefined, text: JSON.stringify(path) }) as never },
+  };
 }
 
 /**
@@ -80,9 +86,9 @@ describe('a file the parser marks as without variables', () => {
   it('holds no value with `{var:` in it, however its strings are written', () => {
     const piece = fc.constantFrom('{', 'var', ':', '$', '\\', 'x7b', 'u007B', '"', "'", ' ', '\n', '\n  ', 'a', '}', '#');
     const scalar = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
-    const line = fc.tuple(fc.constantFrom('plain', 'double', 'single', 'block'), scalar).map(([style, s]) =>
-      style === 'double' ? `"${s}"` : style === 'single' ? `'${s}'` : style === 'block' ? `|\n  ${s.replace(/\n/g, '\n  ')}` : s,
-    );
+    const line = fc
+      .tuple(fc.constantFrom('plain', 'double', 'single', 'block'), scalar)
+      .map(([style, s]) => (style === 'double' ? `"${s}"` : style === 'single' ? `'${s}'` : style === 'block' ? `|\n  ${s.replace(/\n/g, '\n  ')}` : s));
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 3 }), (values) => {
         const text = `spec:\n${values.map((v, i) => `  k${i}: ${v}\n`).join('')}`;
