@@ -7,7 +7,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { DEFAULT_PARSE_LIMITS, checkFileSize, decodeManifestText, formatBytes, parseManifestFile } from './parse.js';
 import type { ParseLimits, ParsedFile, TextAgain } from './parse.js';
 import type { Rule } from './rules.js';
-import { validateParsedFiles } from './validate.js';
+import { validateParsedFiles, validateParsedFilesInTurns } from './validate.js';
 import type { ManifestSet } from './validate.js';
 import type { ManifestEnvironment } from './variables.js';
 
@@ -22,8 +22,8 @@ export interface LoadOptions {
   /**
    * Called with each file as soon as it is parsed (`bytes`, its content, valid only during the
    * call), before the set is checked: `fmt` judges each file from this one parse. Given, the loader
-   * also lets the event loop turn every few files, so that requests started meanwhile are sent
-   * (plan and drift read ahead this way).
+   * also lets the event loop turn every few files, and every few documents while the set is
+   * checked, so that requests started meanwhile are sent (plan and drift read ahead this way).
    */
   readonly onFile?: (file: ParsedFile, bytes: Uint8Array) => void;
   /**
@@ -63,7 +63,9 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
   }
-  const result = validateParsedFiles(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
+  // With `onFile` the reads started meanwhile go on being served while the set is checked.
+  const validate = options.onFile ? validateParsedFilesInTurns : validateParsedFiles;
+  const result = await validate(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
   // The set's diagnostics are sorted already; only the paths' own problems need merging in.
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
@@ -210,7 +212,7 @@ function readManifestFile(
     const sha256 = `sha256:${hash('sha256', bytes, 'hex')}`;
     const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
+    return { parsed: { ...parsed, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic('error', 'MF007', { file }, `cannot read file: ${errnoText(err)}`));
   } finally {

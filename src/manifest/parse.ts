@@ -5,6 +5,7 @@ import type { Diagnostic, SourcePosition } from './diagnostics.js';
 import { parseSimpleYaml } from './fast-yaml.js';
 import { createSourceMap } from './positions.js';
 import type { JsonPath, SourceMap } from './types.js';
+import { withDefined } from '../with-defined.js';
 
 /** Limits that keep a hostile or broken file from hanging or exhausting the process. */
 export interface ParseLimits {
@@ -48,6 +49,12 @@ export interface ParsedFile {
   readonly diagnostics: readonly Diagnostic[];
   /** `sha256:<hex>` of the bytes read, set by the loader (the plan's manifest digest is made of these). */
   readonly sha256?: string;
+  /**
+   * True: no string of the documents can hold a `${var:}` reference (the text has no `{var:`, nor
+   * a `\` through which an escape could spell one), so substitution has nothing to walk.
+   * Absent: it may.
+   */
+  readonly noVariables?: true;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -99,7 +106,7 @@ export function parseManifestFile(file: string, content: Uint8Array | string, li
       const start = { file, line: d.line, col: d.col };
       return { file, index: d.index, data: d.data, start, sourceMap: new LazySourceMap(maps, d.index, start) };
     });
-    return { file, documents, diagnostics: NO_DIAGNOSTICS };
+    return withDefined({ file, documents, diagnostics: NO_DIAGNOSTICS, noVariables: mayHoldVariables(text) ? undefined : (true as const) });
   }
 
   const lineCounter = new LineCounter();
@@ -345,4 +352,13 @@ function firstInvalidUtf8(file: string, bytes: Uint8Array): SourcePosition {
     i += len;
   }
   return { file, line: 1, col: 1 };
+}
+
+/**
+ * Whether a text's values may hold a `${var:}` reference: `{var:` written, or a `\` (a
+ * double-quoted escape such as `\x7b` could spell one). Line folding cannot join one: it puts a
+ * space where it joins, or needs a `\`.
+ */
+function mayHoldVariables(text: string): boolean {
+  return text.includes('{var:') || text.includes('\\');
 }

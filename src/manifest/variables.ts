@@ -127,14 +127,20 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
       return String(found);
     });
   };
-  const walk = (value: unknown, path: JsonPath, secret: boolean): unknown => {
-    if (typeof value === 'string') return text(value, path, secret);
+  // One path stack, copied only at a problem: a new path per value was most of what loading
+  // allocated, and nearly no value holds a variable.
+  const path: (string | number)[] = [];
+  const walk = (value: unknown): unknown => {
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
-      value.forEach((item, i) => {
-        const next = walk(item, [...path, i], false);
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'string' ? !item.includes('{var:') : typeof item !== 'object' || item === null) continue;
+        path.push(i);
+        const next = typeof item === 'string' ? text(item, [...path], false) : walk(item);
+        path.pop();
         if (next !== item) (out ??= [...value])[i] = next;
-      });
+      }
       return out ?? value;
     }
     if (isRecord(value)) {
@@ -143,7 +149,10 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
       const secretValue = value.secret === true;
       for (const key of Object.keys(value)) {
         const item = value[key];
-        const next = walk(item, [...path, key], /password/i.test(key) || (secretValue && key === 'value'));
+        if (typeof item === 'string' ? !item.includes('{var:') : typeof item !== 'object' || item === null) continue;
+        path.push(key);
+        const next = typeof item === 'string' ? text(item, [...path], /password/i.test(key) || (secretValue && key === 'value')) : walk(item);
+        path.pop();
         if (next !== item) {
           out ??= { ...value };
           // defineProperty: `__proto__` is an ordinary key of manifest data.
@@ -154,7 +163,7 @@ export function substituteVariables(doc: ParsedDocument, env: ManifestEnvironmen
     }
     return value;
   };
-  const data = walk(doc.data, [], false);
+  const data = typeof doc.data === 'string' ? text(doc.data, [], false) : walk(doc.data);
   if (data === doc.data && unresolved.length === 0) return doc;
   return { ...doc, data, ...(unresolved.length > 0 ? { unresolved } : {}) };
 }

@@ -56,6 +56,24 @@ describe('loading files and folders', () => {
     expect(set.manifests.map((m) => m.name).sort()).toEqual(['B', 'Explicit', 'Y', 'Z']);
   });
 
+  it('with onFile, lets the event loop turn while the set is checked, and checks it as without', async () => {
+    // Plan's reads started while loading are served in those turns (src/app/prefetch-reads.ts).
+    const dir = testdir({ 'm/a.yaml': TASK('A'), 'm/b.yaml': TASK('B', '  Bogus: 1\n'), 'm/c.yaml': TASK('C') });
+    const events: string[] = [];
+    let seen = 0;
+    const onFile = (): void => {
+      if (++seen === 3) setImmediate(() => events.push('turn'));
+    };
+    const set = await loadManifests(['m'], { cwd: dir, onFile });
+    events.push('loaded');
+    expect(events).toEqual(['turn', 'loaded']);
+    const plain = await loadManifests(['m'], { cwd: dir });
+    expect(set.diagnostics).toEqual(plain.diagnostics);
+    expect(set.diagnostics.length).toBeGreaterThan(0);
+    expect(set.manifests.map((m) => [m.name, m.spec])).toEqual(plain.manifests.map((m) => [m.name, m.spec]));
+    expect(set.manifests.map((m) => m.name)).toEqual(['A', 'C']);
+  });
+
   it('reads a file once when two paths reach it', async () => {
     const dir = testdir({ 'm/a.yaml': TASK('A') });
     symlinkSync(join(dir, 'm'), join(dir, 'link'));
