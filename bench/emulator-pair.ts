@@ -21,9 +21,9 @@ export interface BenchServers {
   /** Empties both request logs and resets their peak concurrency. */
   resetRequestLog(): Promise<void>;
   /**
-   * Requests since the reset, summed over both servers; `peakConcurrency` is the sum of each
-   * server's peak (each one at most its client's connections); `cpuMs` the servers' CPU since they
-   * started, summed, to be taken as a difference.
+   * Requests since the reset, summed over both servers; `peakConcurrency` is the higher of the two
+   * servers' peaks (a client's parallelism is per server; `byService` has each); `cpuMs` the
+   * servers' CPU since they started, summed, to be taken as a difference.
    */
   usage(): Promise<HostUsage & { readonly byService: { readonly automation: HostUsage; readonly transfer: HostUsage } }>;
   /** Tasks and their list's size from the automation server, folders from the transfer server. */
@@ -84,7 +84,7 @@ const sum = (a: HostUsage, b: HostUsage): HostUsage => ({
   requests: a.requests + b.requests,
   tokenRequests: a.tokenRequests + b.tokenRequests,
   writes: a.writes + b.writes,
-  peakConcurrency: a.peakConcurrency + b.peakConcurrency,
+  peakConcurrency: Math.max(a.peakConcurrency, b.peakConcurrency),
   cpuMs: a.cpuMs + b.cpuMs,
 });
 
