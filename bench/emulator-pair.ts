@@ -72,9 +72,11 @@ function startHost(): Host {
       const gone = new Promise<void>((done) => child.once('exit', () => done()));
       try {
         await call({ op: 'close' });
+      } catch {
+        // It exited meanwhile (e.g. Ctrl-C while the bench held its estate): nothing left to close.
       } finally {
-        child.disconnect();
-        await gone;
+        if (child.connected) child.disconnect();
+        if (!exited) await gone;
       }
     },
   };
