@@ -210,7 +210,10 @@ function startEstate(size: EstateSize): Promise<BenchServers> {
   return startEmulatorPair({ estate: size });
 }
 
-function configFile(emulator: { readonly automationUrl: string; readonly transferUrl: string }, opts: { transfer: boolean; manifests: string[]; extra?: string }): string {
+function configFile(
+  emulator: { readonly automationUrl: string; readonly transferUrl: string },
+  opts: { transfer: boolean; manifests: string[]; extra?: string },
+): string {
   return `${emulatorConfigYaml({
     environment: 'bench',
     automationUrl: emulator.automationUrl,
