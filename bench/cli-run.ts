@@ -5,8 +5,8 @@ export interface Run {
   readonly cpuMs: number;
   readonly peakRssMb: number;
   /**
-   * CPU time of this (the bench) process while the child ran: the emulator's, which competes with
-   * the child for the 2 cores. When it approaches the wall time, the emulator is the limit.
+   * CPU time of this (the bench) process while the child ran. The servers run in processes of
+   * their own (bench/emulator-pair.ts): a scenario that sends requests reports theirs instead.
    */
   readonly emulatorCpuMs: number;
   readonly stdout: string;

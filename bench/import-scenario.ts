@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunningEmulator } from '../src/emulator/index.js';
 import { writeStagedImportFiles } from '../src/import/stage-files.js';
 import type { Run } from './cli-run.js';
+import type { BenchServers } from './emulator-pair.js';
 
 /**
  * The `import` scenario (issue 29): `mftops import --all` of the whole bench estate (every task,
@@ -21,11 +21,11 @@ export interface ImportBench {
   readonly parallelism: number;
   readonly runCli: (args: readonly string[], cwd: string) => Promise<Run>;
   readonly counted: <T>(
-    emulator: RunningEmulator,
+    emulator: BenchServers,
     fn: () => Promise<T>,
   ) => Promise<{ value: T; requests: number; tokenRequests: number; writes: number; emulatorCpuMs: number; peakConcurrency: number }>;
   /** The mftops.yaml of an environment `bench` on the emulator, reading `manifests`. */
-  readonly configFile: (emulator: RunningEmulator, opts: { transfer: boolean; manifests: string[] }) => string;
+  readonly configFile: (emulator: BenchServers, opts: { transfer: boolean; manifests: string[] }) => string;
 }
 
 /**
@@ -81,14 +81,14 @@ async function timeFileWrites(dir: string, files: readonly { folder: string; siz
 /** `mftops import --all` of the estate the emulator holds, into `work/import`. */
 export async function benchImport(
   bench: ImportBench,
-  emulator: RunningEmulator,
+  emulator: BenchServers,
   work: string,
 ): Promise<Record<string, unknown> & { name: string; wallMs: number; cpuMs: number; peakRssMb: number }> {
   const dir = join(work, 'import');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'mftops.yaml'), bench.configFile(emulator, { transfer: true, manifests: ['manifests'] }));
-  const folders = emulator.state.transfer.folders.length;
+  const folders = (await emulator.facts()).folders;
   const fewest = importFewestRequests(folders);
   try {
     const c = await bench.counted(emulator, () => bench.runCli(['import', '--all', '--parallelism', String(bench.parallelism), '-q'], dir));
@@ -107,7 +107,7 @@ export async function benchImport(
       wallMs: r.wallMs,
       cpuMs: r.cpuMs,
       peakRssMb: r.peakRssMb,
-      emulatorCpuMs: r.emulatorCpuMs,
+      emulatorCpuMs: c.emulatorCpuMs,
       requests: c.requests,
       tokenRequests: c.tokenRequests,
       writes: c.writes,

@@ -1,9 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSeedFile, startEmulator } from '../src/emulator/index.js';
-import type { EmulatorSeed } from '../src/emulator/index.js';
-import type { JsonObject } from '../src/emulator/json.js';
 import { readLiveState } from '../src/live/read-live-state.js';
 import type { LiveState } from '../src/live/model.js';
 import type { ManifestSet } from '../src/manifest/validate.js';
@@ -12,14 +9,14 @@ import { computePlan } from '../src/plan/compute-plan.js';
 import type { resolveDesired } from '../src/plan/resolve-desired.js';
 import { Secret } from '../src/secret.js';
 import { createAutomationClient, createTransferClient, toReadonly } from '../src/services/index.js';
-import { estateOf, extendSeed, writeEstateManifests } from './estate.js';
-import { generatedTaskBody, taskRefsOf } from './task-bodies.js';
-import { ROOT as root } from './root.js';
+import { startEmulatorPair } from './emulator-pair.js';
+import { estateOf, writeEstateManifests } from './estate.js';
 
 /**
- * The bench's estate of `objects` objects served by an emulator in this process, its manifests
- * written to a temporary folder, and the planner's phases run on it in-process
- * (bench/memory-phases.ts, bench/plan-cpu-phases.ts measure them one by one).
+ * The bench's estate of `objects` objects, its manifests written to a temporary folder, and the
+ * planner's phases run on it in this process (bench/memory-phases.ts, bench/plan-cpu-phases.ts
+ * measure them one by one). The two servers run in processes of their own
+ * (bench/emulator-pair.ts), so this process's heap and CPU are the planner's alone.
  */
 export interface InProcessEstate {
   /** The folder holding `manifests/`. */
@@ -37,12 +34,7 @@ const SCOPE = { taskGroups: ['Finance', 'Partners', 'Operations'], folders: ['/B
 
 export async function startInProcessEstate(objects: number, prefix: string): Promise<InProcessEstate> {
   const size = estateOf(objects);
-  const base = loadSeedFile(join(root, 'examples/seed/emulator-seed.json'));
-  const seed = extendSeed(base, size) as EmulatorSeed & { automation: { tasks?: JsonObject[] } };
-  const refs = taskRefsOf(base);
-  seed.automation.tasks = [...(seed.automation.tasks ?? []), ...Array.from({ length: size.tasks }, (_, i) => generatedTaskBody(i, refs))];
-  const emulator = await startEmulator({ seed });
-  seed.automation.tasks = [];
+  const emulator = await startEmulatorPair({ estate: size });
   const work = mkdtempSync(join(tmpdir(), prefix));
   const bytes = writeEstateManifests(join(work, 'manifests'), size, true);
   const automation = createAutomationClient({ url: emulator.automationUrl, username: 'admin', password: new Secret('admin-Pa55!seed'), connections: 32 });

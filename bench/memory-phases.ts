@@ -6,8 +6,8 @@ import { startInProcessEstate } from './in-process-estate.js';
 /**
  * What each phase of a plan keeps (issue 29): the heap after a full GC once the manifests are
  * loaded, once the live state is read, once the desired state is resolved and once the plan is
- * made, each per object and per manifest byte. In one process with the emulator (whose state is
- * allocated before the first figure), so only the differences mean anything.
+ * made, each per object and per manifest byte. The servers run in processes of their own, so the
+ * heap is this process's: the figures are the differences between phases.
  * Run: `node --expose-gc dist-bench/bench/memory-phases.js 30000` after `tsc -p bench`.
  */
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);

@@ -8,8 +8,8 @@ import { startInProcessEstate } from './in-process-estate.js';
 /**
  * The CPU of the pure phases of a plan (issue 29, plan CPU): resolving the desired state,
  * planning, the cross-server step lookup and the text rendering, each repeated on the same loaded
- * manifests and live state, the least and the median CPU time (user + system) of the runs. In one
- * process with the emulator, which is idle while these run, so the figures are the planner's own;
+ * manifests and live state, the least and the median CPU time (user + system) of the runs. The
+ * servers run in processes of their own (and are idle meanwhile), so the figures are the planner's own;
  * the least of several runs is the figure least disturbed by other work on a shared machine.
  * Run: `node dist-bench/bench/plan-cpu-phases.js 13000 7` after `tsc -p bench`.
  */
