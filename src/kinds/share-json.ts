@@ -13,7 +13,8 @@ export function shareJson(value: unknown): JsonValue {
   return isPlainJson(value) ? (value as JsonValue) : toJson(value);
 }
 
-function isPlainJson(value: unknown): boolean {
+/** Whether `toJson(value)` would be an equal copy of `value` (plain JSON through and through). */
+export function isPlainJson(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (typeof value !== 'object') return false;

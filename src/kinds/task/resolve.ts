@@ -3,7 +3,7 @@ import type { JsonPath, Parameters, Schedule, Step, TaskManifest } from '../../m
 import { stepKindOf } from '../../manifest/types.js';
 import type { DesiredTask, JsonObject, JsonValue } from '../../resources/model.js';
 import { didYouMean } from '../diagnostics.js';
-import { shareJson } from '../share-json.js';
+import { isPlainJson, shareJson } from '../share-json.js';
 import type { Resolution } from '../kind.js';
 import { nameRecorder, names, reporter } from '../resolve-names.js';
 import type { Note, Report } from '../resolve-names.js';
@@ -66,6 +66,8 @@ export function wireParameters(params: Parameters): JsonObject {
 }
 
 function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, report: Report, note: Note): JsonObject {
+  // Without date lists there is nothing to resolve: the manifest's schedule itself, not a copy.
+  if (s.DateListRef === undefined && isPlainJson(s)) return s as unknown as JsonObject;
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(s) as [string, unknown][]) {
     if (value === undefined) continue;
