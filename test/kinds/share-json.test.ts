@@ -19,13 +19,16 @@ const value = fc.letrec((tie) => ({
     for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     return o;
   }),
-  bare: fc.array(fc.tuple(fc.string({ maxLength: 4 }), tie('value')), { maxLength: 3 }).map((entries) => Object.assign(Object.create(null), Object.fromEntries(entries))),
+  bare: fc
+    .array(fc.tuple(fc.string({ maxLength: 4 }), tie('value')), { maxLength: 3 })
+    .map((entries) => Object.assign(Object.create(null), Object.fromEntries(entries))),
 })).value;
 
 /** The value spelled out: kinds, prototypes, own keys in order (toStrictEqual reads an own `constructor` key as the constructor). */
 function shape(v: unknown): unknown {
   if (v === undefined) return ['undefined'];
-  if (Array.isArray(v)) return ['array', Object.getPrototypeOf(v) === Array.prototype, v.length, Object.keys(v).map((k) => [k, shape((v as unknown[])[Number(k)])])];
+  if (Array.isArray(v))
+    return ['array', Object.getPrototypeOf(v) === Array.prototype, v.length, Object.keys(v).map((k) => [k, shape((v as unknown[])[Number(k)])])];
   if (v !== null && typeof v === 'object')
     return ['object', Object.getPrototypeOf(v) === Object.prototype, Object.keys(v).map((k) => [k, shape((v as Record<string, unknown>)[k])])];
   return ['value', typeof v, Object.is(v, -0) ? '-0' : typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function' ? String(v) : v];
