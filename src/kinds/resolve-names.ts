@@ -25,17 +25,37 @@ export type Note = (kind: NameKind, name: string, id?: string) => void;
 
 export function nameRecorder(): { note: Note; list: ResolvedName[] } {
   const list: ResolvedName[] = [];
-  const seen = new Set<string>();
   return {
     list,
     note: (kind, name, id) => {
-      const key = `${kind}\u0000${name.toLowerCase()}`;
       // An object the server lists without an id gives nothing to check by id.
-      if (seen.has(key) || id === '') return;
-      seen.add(key);
-      list.push(id === undefined ? { kind, name } : { kind, name, id });
+      if (id === '') return;
+      const folded = name.toLowerCase();
+      // A manifest names a handful of objects: a scan of its list, no set per manifest.
+      if (list.some((r) => r.kind === kind && r.name.toLowerCase() === folded)) return;
+      list.push(sharedName(kind, name, id));
     },
   };
+}
+
+/**
+ * One frozen record per (kind, name as written, id), shared by every object that names it: a
+ * large estate names the same few hosts, scripts and groups from each of its tasks (issue 29,
+ * memory kept per desired object). Bounded: cleared when full, a miss only costs a new record.
+ */
+const SHARED_NAMES = new Map<string, ResolvedName>();
+const SHARED_NAMES_MAX = 4096;
+
+function sharedName(kind: ResolvedName['kind'], name: string, id: string | undefined): ResolvedName {
+  // JSON of the three: no two different records share a key, whatever characters a name holds.
+  const key = JSON.stringify([kind, name, id ?? null]);
+  let record = SHARED_NAMES.get(key);
+  if (record === undefined) {
+    if (SHARED_NAMES.size >= SHARED_NAMES_MAX) SHARED_NAMES.clear();
+    record = Object.freeze(id === undefined ? { kind, name } : { kind, name, id });
+    SHARED_NAMES.set(key, record);
+  }
+  return record;
 }
 
 /** The names of a live index, for a "did you mean". */

@@ -1,9 +1,9 @@
 import type { AutomationLiveState } from '../../live/model.js';
 import type { JsonPath, Parameters, Schedule, Step, TaskManifest } from '../../manifest/types.js';
 import { stepKindOf } from '../../manifest/types.js';
-import { toJson } from '../../resources/common.js';
 import type { DesiredTask, JsonObject, JsonValue } from '../../resources/model.js';
 import { didYouMean } from '../diagnostics.js';
+import { isPlainJson, shareJson } from '../share-json.js';
 import type { Resolution } from '../kind.js';
 import { nameRecorder, names, reporter } from '../resolve-names.js';
 import type { Note, Report } from '../resolve-names.js';
@@ -52,7 +52,7 @@ export function resolveTask(m: TaskManifest, a: AutomationLiveState): Resolution
         body.steps = (value as readonly Step[]).map((s, i) => resolveStep(s, i, a, r.report, n.note));
         break;
       default:
-        body[key] = toJson(value);
+        body[key] = shareJson(value);
     }
   }
   return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
@@ -66,11 +66,13 @@ export function wireParameters(params: Parameters): JsonObject {
 }
 
 function resolveSchedule(s: Schedule, index: number, a: AutomationLiveState, report: Report, note: Note): JsonObject {
+  // Without date lists there is nothing to resolve: the manifest's schedule itself, not a copy.
+  if (s.DateListRef === undefined && isPlainJson(s)) return s as unknown as JsonObject;
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(s) as [string, unknown][]) {
     if (value === undefined) continue;
     if (key !== 'DateListRef') {
-      out[key] = toJson(value);
+      out[key] = shareJson(value);
       continue;
     }
     out.DateListRef = (value as readonly string[]).map((name, j) => {
@@ -109,7 +111,7 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
           out.HostID = host ? host.ID : String(value);
           if (host) out.Type = host.type;
         } else if (key === 'Type') {
-          if (!host) out.Type = toJson(value);
+          if (!host) out.Type = shareJson(value);
           else if (!sameHostType(String(value), host.type)) {
             report(
               'MF410',
@@ -118,7 +120,7 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
               'leave `Type` out: it is taken from the host',
             );
           }
-        } else out[key] = toJson(value);
+        } else out[key] = shareJson(value);
       }
       break;
     }
@@ -148,7 +150,7 @@ function resolveStep(step: Step, index: number, a: AutomationLiveState, report: 
             );
           out.ScriptID = String(value);
         } else if (key === 'Parameters') out.Parameters = wireParameters(value as Parameters);
-        else out[key] = toJson(value);
+        else out[key] = shareJson(value);
       }
       break;
     }
