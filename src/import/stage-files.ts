@@ -64,7 +64,10 @@ export async function writeStagedImportFiles(files: readonly StagedFile[], outDi
 }
 
 /** A failure while staging, kept for `finish`. */
-type Failure = { readonly kind: 'render'; readonly err: unknown } | { readonly kind: 'write'; readonly err: unknown; readonly file?: StagedFile } | { readonly kind: 'stall'; readonly file?: StagedFile };
+type Failure =
+  | { readonly kind: 'render'; readonly err: unknown }
+  | { readonly kind: 'write'; readonly err: unknown; readonly file?: StagedFile }
+  | { readonly kind: 'stall'; readonly file?: StagedFile };
 
 const DEFAULT_STALL_MS = 60_000;
 
@@ -182,7 +185,9 @@ export function openImportStage(outDir: string, options: StageOptions): ImportSt
       end();
       if (failure?.kind === 'stall') {
         const where = stage === undefined ? '' : ` (the hidden folder ${stage} may be left behind)`;
-        throw new MftopsError(`cannot write ${failure.file?.path ?? 'the files'}: the disk finished no write in ${Math.round(stallMs / 1000)} s; nothing was written${where}`);
+        throw new MftopsError(
+          `cannot write ${failure.file?.path ?? 'the files'}: the disk finished no write in ${Math.round(stallMs / 1000)} s; nothing was written${where}`,
+        );
       }
       if (options.signal?.aborted === true || stopped) {
         cleanUp();

@@ -131,7 +131,12 @@ describe('writeStagedImportFiles and Ctrl-C', () => {
     const root = testdir({});
     const out = join(root, 'manifests');
     const stage = openImportStage(out, { force: false });
-    stage.add(planImportFiles(Array.from({ length: 200 }, (_, i) => manifest('Task', `n${i}`)), out));
+    stage.add(
+      planImportFiles(
+        Array.from({ length: 200 }, (_, i) => manifest('Task', `n${i}`)),
+        out,
+      ),
+    );
     await stage.discard();
     expect(existsSync(out)).toBe(false);
     const unused = openImportStage(join(root, 'other'), { force: false });
