@@ -1,6 +1,7 @@
 import type { ResolvedService } from '../config/model.js';
 import type { AutomationClient, ReadonlyAutomationClient, ReadonlyTransferClient, TransferClient } from '../services/index.js';
 import type { AppContext } from './context.js';
+import { withDefined } from '../with-defined.js';
 
 /** One client per configured service, and the read-only views of them. */
 export interface OpenClients {
@@ -21,6 +22,8 @@ export interface OpenClientsOptions {
    * parallelism (the pool default is 8).
    */
   readonly parallelism?: number;
+  /** After Ctrl-C or SIGTERM revoked the tokens: what ends the process (default `process.exit`); import removes its staged files first. */
+  readonly shutdownExit?: (code: number) => void;
 }
 
 export async function openClients(
@@ -33,7 +36,7 @@ export async function openClients(
   const { createAutomationClient, createTransferClient, installShutdownHandlers, toReadonlyAutomationClient, toReadonlyTransferClient } = await import(
     '../services/index.js'
   );
-  const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers();
+  const uninstall = options.shutdownHandlers === false ? () => {} : installShutdownHandlers(withDefined({ exit: options.shutdownExit }));
   const full: { automation?: AutomationClient; transfer?: TransferClient } = {};
   for (const s of services) {
     const clientOptions = {
@@ -77,7 +80,7 @@ export async function openClients(
 export async function openReadonlyClients(
   services: readonly ResolvedService[],
   ctx: Pick<AppContext, 'logger' | 'env'>,
-  options: Pick<OpenClientsOptions, 'parallelism'> = {},
+  options: Pick<OpenClientsOptions, 'parallelism' | 'shutdownExit'> = {},
 ): Promise<Pick<OpenClients, 'readers' | 'close'>> {
   const { readers, close } = await openClients(services, ctx, options);
   return { readers, close };

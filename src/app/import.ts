@@ -13,7 +13,11 @@ import { DEFAULTS } from './defaults.js';
 import { openEnvironment } from './environment.js';
 import { checkSelection, findUnmatchedScope, importObjects } from '../import/select.js';
 import { existingFiles, planImportPaths } from '../import/write-files.js';
-import { writeStagedImportFiles } from '../import/stage-files.js';
+import { openImportStage } from '../import/stage-files.js';
+import type { ImportStage } from '../import/stage-files.js';
+import { createDraftAsRead } from '../import/draft-as-read.js';
+import type { DraftedImport } from '../import/draft-as-read.js';
+import { withDefined } from '../with-defined.js';
 import { readImportSource } from '../import/read-live-source.js';
 
 export interface ImportOptions extends EnvironmentChoice {
@@ -58,6 +62,7 @@ export interface ImportedFile {
  * - `imported`: the files written, from `origin` (server URLs or `snapshot ENV/ID`) into `outDir`,
  *   and the `${env:}` placeholders written where the servers keep secrets: the variables to set
  *   before plan or apply can send them.
+ * - `interrupted`: Ctrl-C (exit 130) or SIGTERM (143) after the reads: nothing was written.
  */
 export type ImportEnvironmentResult =
   | { readonly status: 'nothing'; readonly reason: string }
@@ -68,7 +73,8 @@ export type ImportEnvironmentResult =
       readonly outDir: string;
       readonly files: readonly ImportedFile[];
       readonly secrets: readonly SecretPlaceholder[];
-    };
+    }
+  | { readonly status: 'interrupted'; readonly exitCode: 130 | 143 };
 
 /**
  * Minimal manifests from live objects (read-only clients) or from a saved snapshot (no server at
@@ -95,13 +101,72 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
   // Before any request: a folder to write into, or why there is none.
   const outDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : firstManifestsFolder(config, env);
 
-  const source =
-    options.fromSnapshot !== undefined
-      ? await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx)
-      : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx);
+  const force = options.force ?? false;
+  // Ctrl-C and SIGTERM: no new write starts and what was staged is removed. While the clients are
+  // open, their shutdown path revokes the tokens first, then this removes the staged files and
+  // exits; after, the import returns `interrupted` with the exit code.
+  const stop = new AbortController();
+  let exitCode: 130 | 143 | undefined;
+  const onInt = (): void => {
+    exitCode ??= 130;
+    stop.abort();
+  };
+  const onTerm = (): void => {
+    exitCode ??= 143;
+    stop.abort();
+  };
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  let stage = openImportStage(outDir, { force, signal: stop.signal });
+  try {
+    const read =
+      options.fromSnapshot !== undefined
+        ? { source: await readSnapshot(config.snapshots.dir, options.fromSnapshot, env.name, kinds, ctx), drafted: undefined }
+        : await readServers(config, env, selection, options.parallelism ?? DEFAULTS.readParallelism, ctx, outDir, stage);
+    if (read.drafted === undefined && options.fromSnapshot === undefined) {
+      // Drafted while reading on a premise that did not hold (see createDraftAsRead): again, from the whole source.
+      await stage.discard();
+      stage = openImportStage(outDir, { force, signal: stop.signal });
+    }
+    const choices = { config, env, kinds, selection, outDir, force, fromSnapshot: options.fromSnapshot !== undefined, outGiven: options.out !== undefined };
+    const result = await finishImport(read.source, read.drafted, stage, choices, ctx);
+    if (result === 'interrupted') return { status: 'interrupted', exitCode: exitCode ?? 130 };
+    return result;
+  } finally {
+    await stage.discard();
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+/** What `finishImport` needs of the import's choices. */
+interface ImportChoices {
+  readonly config: MftopsConfig;
+  readonly env: EnvironmentSettings;
+  readonly kinds: readonly ImportKind[];
+  readonly selection: ImportSelection;
+  readonly outDir: string;
+  readonly force: boolean;
+  readonly fromSnapshot: boolean;
+  readonly outGiven: boolean;
+}
+
+/**
+ * The warnings, then the files: drafted while reading (`drafted`, already handed to `stage`), or
+ * here from the whole source. Nothing is in place before `stage.finish`, so a selection that
+ * matched nothing, or files in the way, leave nothing behind (the caller discards the stage).
+ */
+async function finishImport(
+  source: ImportSource,
+  drafted: DraftedImport | undefined,
+  stage: ImportStage,
+  c: ImportChoices,
+  ctx: AppContext,
+): Promise<Exclude<ImportEnvironmentResult, { status: 'interrupted' }> | 'interrupted'> {
+  const { config, env, kinds, selection, outDir } = c;
   // A snapshot that saved none of a kind at all: one line says it for every scope entry of the kind.
   const noneSaved = new Set<string>();
-  for (const kind of options.fromSnapshot !== undefined ? kinds : []) {
+  for (const kind of c.fromSnapshot ? kinds : []) {
     const { inSnapshot } = KINDS[kind].importer;
     const message = inSnapshot.where === 'saved' ? inSnapshot.noneSaved(source) : undefined;
     if (message === undefined) continue;
@@ -112,21 +177,21 @@ export async function importEnvironment(options: ImportOptions, ctx: AppContext)
     const at = config.sourceMap.locate(['environments', env.name, 'scope', u.key, u.index]);
     ctx.emit({ kind: 'warning', message: `${shownPath(config.file, ctx.cwd)}:${at.line}:${at.col}: scope.${u.key} ${JSON.stringify(u.entry)} ${u.why}` });
   }
-  const result = importObjects(source, selection);
+  const result = drafted?.result ?? importObjects(source, selection);
   for (const message of result.skipped) ctx.emit({ kind: 'warning', message });
   if (result.manifests.length === 0) return { status: 'nothing', reason: `no ${kinds.join(', ')} in ${source.origin} matches ${describeSelection(selection)}` };
 
-  if (options.out !== undefined && !env.manifests.some((m) => isSameOrInside(outDir, m))) {
+  if (c.outGiven && !env.manifests.some((m) => isSameOrInside(outDir, m))) {
     ctx.emit({
       kind: 'warning',
       message: `--out ${shownPath(outDir, ctx.cwd)} is outside the manifests of environment "${env.name}" (${env.manifests.map((m) => shownPath(m, ctx.cwd)).join(', ') || 'none'}): the next plan will not read these files`,
     });
   }
-  const files = planImportPaths(result.manifests, outDir);
+  const files = drafted?.paths ?? planImportPaths(result.manifests, outDir);
   const existing = existingFiles(files);
-  const force = options.force ?? false;
-  if (existing.length > 0 && !force) return { status: 'exists', files: existing.map((f) => f.path) };
-  await writeStagedImportFiles(files, outDir, { force });
+  if (existing.length > 0 && !c.force) return { status: 'exists', files: existing.map((f) => f.path) };
+  if (drafted === undefined) stage.add(files);
+  if ((await stage.finish()) === 'interrupted') return 'interrupted';
   return {
     status: 'imported',
     origin: source.origin,
@@ -219,14 +284,20 @@ async function readSnapshot(dir: string, id: string, env: string, kinds: readonl
   return decodeConfigExport(parseConfigXml(loaded.automationXml.toString('utf8')), origin, loaded.folders);
 }
 
-/** The objects of the selected kinds, through read-only clients of only the services that hold them. */
+/**
+ * The objects of the selected kinds, through read-only clients of only the services that hold
+ * them, each kind drafted and its files handed to `stage` as soon as it is read (`drafted`:
+ * undefined when that could not be done exactly, see `createDraftAsRead`).
+ */
 async function readServers(
   config: MftopsConfig,
   env: EnvironmentSettings,
   selection: ImportSelection,
   parallelism: number,
   ctx: AppContext,
-): Promise<ImportSource> {
+  outDir: string,
+  stage: ImportStage,
+): Promise<{ readonly source: ImportSource; readonly drafted: DraftedImport | undefined }> {
   const needAutomation = selection.kinds.some((k) => KINDS[k].service === 'automation');
   const needTransfer = selection.kinds.some((k) => KINDS[k].service === 'transfer');
   const needed = (['automation', 'transfer'] as const).filter((which) => (which === 'automation' ? needAutomation : needTransfer));
@@ -238,16 +309,21 @@ async function readServers(
   }
   // Both services' credentials at once: every missing variable is named.
   const services = resolveEnvironmentServices(config, env, needed, ctx.env);
-  const clients = await openReadonlyClients(services, ctx, { parallelism });
+  const origin = services.map((s) => s.url).join(' and ');
+  const drafter = createDraftAsRead(selection, origin, outDir, (files) => stage.add(files));
+  // Ctrl-C while reading: the tokens are revoked first (the clients' shutdown path), then the staged files removed.
+  const shutdownExit = (code: number): void => void stage.discard().finally(() => process.exit(code));
+  const clients = await openReadonlyClients(services, ctx, { parallelism, shutdownExit });
   try {
-    return await readImportSource({
-      ...(clients.readers.automation ? { automation: clients.readers.automation } : {}),
-      ...(clients.readers.transfer ? { transfer: clients.readers.transfer } : {}),
+    const source = await readImportSource({
+      ...withDefined({ automation: clients.readers.automation, transfer: clients.readers.transfer }),
       selection,
-      origin: services.map((s) => s.url).join(' and '),
+      origin,
       parallelism,
       progress: progressEvents(ctx),
+      onPart: (kind, part) => drafter.arrive(kind, part),
     });
+    return { source, drafted: drafter.result() };
   } finally {
     await clients.close();
   }

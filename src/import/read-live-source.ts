@@ -4,7 +4,7 @@ import { EVERY_KIND, KINDS } from '../kinds/registry.js';
 import { readLiveState } from '../live/read-live-state.js';
 import type { AutomationReader, ProgressCallback, TransferReader } from '../live/read-live-state.js';
 import { withDefined } from '../with-defined.js';
-import type { ImportSelection, ImportSource } from './model.js';
+import type { ImportKind, ImportSelection, ImportSource } from './model.js';
 
 export interface ReadImportSourceInput {
   /** Read-only views only: importing never writes to a server. */
@@ -15,6 +15,8 @@ export interface ReadImportSourceInput {
   readonly origin: string;
   readonly parallelism?: number;
   readonly progress?: ProgressCallback;
+  /** Called with each selected kind's part as soon as it is read (import drafts and stages it while the rest is read). */
+  readonly onPart?: (kind: ImportKind, part: Partial<ImportSource>) => void;
 }
 
 /**
@@ -41,7 +43,17 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
       }),
   };
   const parts = await Promise.all(
-    EVERY_KIND.map((kind) => (selection.kinds.includes(kind) ? KIND_IO[kind].readForImport(context) : Promise.resolve(KINDS[kind].importer.nothingRead))),
+    EVERY_KIND.map((kind) => {
+      if (!selection.kinds.includes(kind)) return Promise.resolve(KINDS[kind].importer.nothingRead);
+      const read = KIND_IO[kind].readForImport(context);
+      const { onPart } = input;
+      return onPart === undefined
+        ? read
+        : read.then((part) => {
+            onPart(kind, part);
+            return part;
+          });
+    }),
   );
   return Object.assign({ origin: input.origin }, ...parts) as ImportSource;
 }

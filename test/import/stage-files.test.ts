@@ -1,10 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
-import { writeStagedImportFiles } from '../../src/import/stage-files.js';
+import { openImportStage, writeStagedImportFiles } from '../../src/import/stage-files.js';
 import { planImportFiles as planFiles } from '../../src/import/write-files.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -112,24 +110,49 @@ describe('writeStagedImportFiles and existing folders', () => {
 });
 
 describe('writeStagedImportFiles and Ctrl-C', () => {
-  it('removes what it staged and the folders it made, and exits 130, when interrupted before the files are moved', () => {
-    // The built writer (dist/, as the CLI runs it) in a process of its own: Ctrl-C arrives while
-    // file 300 of 2,000 is rendered, so some files are staged and none is in place yet.
+  it('removes what it staged and the folders it made, and says interrupted, when its signal is aborted before the files are moved', async () => {
+    // Ctrl-C while file 300 of 2,000 is rendered: some files are staged and none is in place yet.
+    // (The exit code is the caller's: src/app/import.ts; test/cli/import-interrupt.test.ts.)
     const out = join(testdir({}), 'manifests');
-    const staged = fileURLToPath(new URL('../../dist/import/stage-files.js', import.meta.url));
-    const script = `
-      const { writeStagedImportFiles } = await import(${JSON.stringify(staged)});
-      const out = ${JSON.stringify(out)};
-      const files = Array.from({ length: 2000 }, (_, i) => ({
-        relPath: 'tasks/t' + i + '.yaml',
-        path: out + '/tasks/t' + i + '.yaml',
-        render: () => { if (i === 300) process.kill(process.pid, 'SIGINT'); return 'x: ' + i + '\\n'; },
-      }));
-      await writeStagedImportFiles(files, out, { force: false });
-      console.log('finished');`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(run.stdout).not.toContain('finished');
-    expect(run.status).toBe(130);
+    const stop = new AbortController();
+    const files = Array.from({ length: 2000 }, (_, i) => ({
+      relPath: `tasks/t${i}.yaml`,
+      path: join(out, 'tasks', `t${i}.yaml`),
+      render: () => {
+        if (i === 300) stop.abort();
+        return `x: ${i}\n`;
+      },
+    }));
+    expect(await writeStagedImportFiles(files, out, { force: false, signal: stop.signal })).toBe('interrupted');
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('removes what it staged when discarded while writes are in flight, and never creates a folder it was not given files for', async () => {
+    const root = testdir({});
+    const out = join(root, 'manifests');
+    const stage = openImportStage(out, { force: false });
+    stage.add(
+      planImportFiles(
+        Array.from({ length: 200 }, (_, i) => manifest('Task', `n${i}`)),
+        out,
+      ),
+    );
+    await stage.discard();
+    expect(existsSync(out)).toBe(false);
+    const unused = openImportStage(join(root, 'other'), { force: false });
+    await unused.discard();
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('keeps a write failure for finish: files added later are not written, and nothing is left', async () => {
+    // The output folder is a file: staging cannot start; the failure is said by finish, naming the first file.
+    const root = testdir({ manifests: 'a file\n' });
+    const out = join(root, 'manifests');
+    const stage = openImportStage(out, { force: false });
+    const files = planImportFiles([manifest('Task', 'a'), manifest('Task', 'b')], out);
+    stage.add(files.slice(0, 1));
+    stage.add(files.slice(1));
+    await expect(stage.finish()).rejects.toThrow(/cannot write .*tasks.a\.yaml; nothing was written/);
+    expect(tree(root)).toEqual(['manifests']);
   });
 });

@@ -73,6 +73,8 @@ export async function runImport(g: GlobalOptions, opts: ImportCommandOptions, io
       }
       if (result.secrets.length > 0) io.stderr(secretsList(result));
       return 0;
+    case 'interrupted':
+      return result.exitCode;
     default: {
       const never: never = result;
       throw new Error(`unknown import result ${JSON.stringify(never)}`);
