@@ -71,7 +71,12 @@ export function openStretchEnd(settings: ChangeWindowSettings, at: Date, context
   const daylight = context.zone.daylightBiasMinutes;
   const standard = stretchEndAtOffset(settings, at.getTime(), context, horizonMs);
   if (daylight === undefined || context.zone.iana !== undefined) return standard;
-  const summer = stretchEndAtOffset(settings, at.getTime(), { ...context, zone: { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight } }, horizonMs);
+  const summer = stretchEndAtOffset(
+    settings,
+    at.getTime(),
+    { ...context, zone: { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight } },
+    horizonMs,
+  );
   if (standard === undefined) return summer;
   return summer === undefined ? standard : Math.min(standard, summer);
 }

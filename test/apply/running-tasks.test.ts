@@ -50,7 +50,14 @@ describe('the running-task gate', () => {
     // A run that ends before the close lets the write through; --running-wait shorter than the window still rules.
     const early = fakeTime();
     let n = 0;
-    const through = createRunningTaskGate({ mode: 'wait', waitMs: 600_000, pollMs: 1000, read: () => Promise.resolve(++n < 3 ? [RUN] : []), windowCloses, ...early })!;
+    const through = createRunningTaskGate({
+      mode: 'wait',
+      waitMs: 600_000,
+      pollMs: 1000,
+      read: () => Promise.resolve(++n < 3 ? [RUN] : []),
+      windowCloses,
+      ...early,
+    })!;
     expect(await through(update())).toBeUndefined();
     const short = createRunningTaskGate({ mode: 'wait', waitMs: 2000, pollMs: 1000, read: () => Promise.resolve([RUN]), windowCloses, ...fakeTime() })!;
     expect(await short(update())).toMatch(/after waiting 2s/);
