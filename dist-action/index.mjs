@@ -912,7 +912,13 @@ var init_session = __esm({
         const t = this.#tokens;
         if (t !== void 0 && t.access === token) this.#tokens = { ...t, refreshAt: -Infinity };
       }
-      /** Revoke the refresh token, then the access token; failures are logged at debug level only. */
+      /**
+       * Revoke the refresh token and the access token; failures are logged at debug level only. Where
+       * the revoke is sent with the access token as bearer (the transfer service), the refresh token
+       * goes first and the access token only after its answer: revoked first, the access token would
+       * no longer authorise the refresh token's revoke. Where it is not (the automation service), the
+       * two are independent and sent together (the refresh token's first), one round trip less.
+       */
       async close() {
         if (this.#closed) return;
         this.#closed = true;
@@ -921,8 +927,11 @@ var init_session = __esm({
         const t = this.#tokens;
         this.#tokens = void 0;
         if (t === void 0 || this.#apiBase === void 0) return;
-        if (t.refresh !== void 0) await this.#revoke(t.refresh, t.access, "refresh");
-        await this.#revoke(t.access, t.access, "access");
+        if (t.refresh === void 0) await this.#revoke(t.access, t.access, "access");
+        else if (this.#revokeWithBearer) {
+          await this.#revoke(t.refresh, t.access, "refresh");
+          await this.#revoke(t.access, t.access, "access");
+        } else await Promise.all([this.#revoke(t.refresh, t.access, "refresh"), this.#revoke(t.access, t.access, "access")]);
       }
       async #obtain() {
         const refresh = this.#tokens?.refresh;
@@ -18774,26 +18783,38 @@ function reporter(m) {
 }
 function nameRecorder() {
   const list = [];
-  const seen = /* @__PURE__ */ new Set();
   return {
     list,
     note: (kind, name, id) => {
-      const key = `${kind}\0${name.toLowerCase()}`;
-      if (seen.has(key) || id === "") return;
-      seen.add(key);
-      list.push(id === void 0 ? { kind, name } : { kind, name, id });
+      if (id === "") return;
+      const folded = name.toLowerCase();
+      if (list.some((r) => r.kind === kind && r.name.toLowerCase() === folded)) return;
+      list.push(sharedName(kind, name, id));
     }
   };
+}
+function sharedName(kind, name, id) {
+  const key = JSON.stringify([kind, name, id ?? null]);
+  let record = SHARED_NAMES.get(key);
+  if (record === void 0) {
+    if (SHARED_NAMES.size >= SHARED_NAMES_MAX) SHARED_NAMES.clear();
+    record = Object.freeze(id === void 0 ? { kind, name } : { kind, name, id });
+    SHARED_NAMES.set(key, record);
+  }
+  return record;
 }
 function names(index, nameOf) {
   if (!index) return [];
   return index.items.map(nameOf).filter((n) => typeof n === "string" && n !== "");
 }
+var SHARED_NAMES, SHARED_NAMES_MAX;
 var init_resolve_names = __esm({
   "src/kinds/resolve-names.ts"() {
     "use strict";
     init_address();
     init_diagnostics3();
+    SHARED_NAMES = /* @__PURE__ */ new Map();
+    SHARED_NAMES_MAX = 4096;
   }
 });
 
@@ -19761,6 +19782,33 @@ var init_plan3 = __esm({
   }
 });
 
+// src/kinds/share-json.ts
+function shareJson(value2) {
+  return isPlainJson(value2) ? value2 : toJson(value2);
+}
+function isPlainJson(value2) {
+  if (value2 === null || typeof value2 === "string" || typeof value2 === "boolean") return true;
+  if (typeof value2 === "number") return Number.isFinite(value2);
+  if (typeof value2 !== "object") return false;
+  if (Array.isArray(value2)) {
+    if (Object.getPrototypeOf(value2) !== Array.prototype) return false;
+    for (let i = 0; i < value2.length; i++) if (!(i in value2) || !isPlainJson(value2[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value2) !== Object.prototype || Object.hasOwn(value2, "__proto__")) return false;
+  for (const key in value2) {
+    if (!Object.hasOwn(value2, key)) return false;
+    if (!isPlainJson(value2[key])) return false;
+  }
+  return true;
+}
+var init_share_json = __esm({
+  "src/kinds/share-json.ts"() {
+    "use strict";
+    init_common();
+  }
+});
+
 // src/kinds/task/resolve.ts
 function resolveTask(m, a) {
   const r = reporter(m);
@@ -19797,7 +19845,7 @@ function resolveTask(m, a) {
         body.steps = value2.map((s, i) => resolveStep(s, i, a, r.report, n.note));
         break;
       default:
-        body[key] = toJson(value2);
+        body[key] = shareJson(value2);
     }
   }
   return { value: { manifest: m, body, resolved: n.list }, diagnostics: r.list };
@@ -19808,11 +19856,12 @@ function wireParameters(params) {
   return out;
 }
 function resolveSchedule(s, index, a, report, note) {
+  if (s.DateListRef === void 0 && isPlainJson(s)) return s;
   const out = {};
   for (const [key, value2] of Object.entries(s)) {
     if (value2 === void 0) continue;
     if (key !== "DateListRef") {
-      out[key] = toJson(value2);
+      out[key] = shareJson(value2);
       continue;
     }
     out.DateListRef = value2.map((name, j) => {
@@ -19850,7 +19899,7 @@ function resolveStep(step2, index, a, report, note) {
           out.HostID = host ? host.ID : String(value2);
           if (host) out.Type = host.type;
         } else if (key === "Type") {
-          if (!host) out.Type = toJson(value2);
+          if (!host) out.Type = shareJson(value2);
           else if (!sameHostType(String(value2), host.type)) {
             report(
               "MF410",
@@ -19859,7 +19908,7 @@ function resolveStep(step2, index, a, report, note) {
               "leave `Type` out: it is taken from the host"
             );
           }
-        } else out[key] = toJson(value2);
+        } else out[key] = shareJson(value2);
       }
       break;
     }
@@ -19889,7 +19938,7 @@ function resolveStep(step2, index, a, report, note) {
             );
           out.ScriptID = String(value2);
         } else if (key === "Parameters") out.Parameters = wireParameters(value2);
-        else out[key] = toJson(value2);
+        else out[key] = shareJson(value2);
       }
       break;
     }
@@ -19932,8 +19981,8 @@ var init_resolve3 = __esm({
   "src/kinds/task/resolve.ts"() {
     "use strict";
     init_types();
-    init_common();
     init_diagnostics3();
+    init_share_json();
     init_resolve_names();
     init_plan3();
     SUPPRESSED2 = "(suppressed)";
@@ -23940,6 +23989,25 @@ function judgeAtOffset(settings, at, context) {
     ...next !== void 0 ? { next } : {},
     ...closes !== void 0 ? { nextCloses: closes } : {}
   };
+}
+function openStretchEnd(settings, at, context, horizonMs = 2 * DAY_MS) {
+  const daylight = context.zone.daylightBiasMinutes;
+  const standard = stretchEndAtOffset(settings, at.getTime(), context, horizonMs);
+  if (daylight === void 0 || context.zone.iana !== void 0) return standard;
+  const summer = stretchEndAtOffset(
+    settings,
+    at.getTime(),
+    { ...context, zone: { ...context.zone, biasMinutes: context.zone.biasMinutes + daylight } },
+    horizonMs
+  );
+  if (standard === void 0) return summer;
+  return summer === void 0 ? standard : Math.min(standard, summer);
+}
+function stretchEndAtOffset(settings, t, context, horizonMs) {
+  const windowEnd = windowEndAfter(settings, t, context.zone);
+  const limit = windowEnd ?? t + horizonMs;
+  const end = freezeStartBefore(settings, t, limit, context);
+  return windowEnd === void 0 && end === limit ? void 0 : end;
 }
 function freezeAt(settings, t, context) {
   const date = dateText(localTimeOf(t, context.zone));
@@ -28547,8 +28615,8 @@ function estimate(node, scope) {
     case "in": {
       const [a, b] = Array.isArray(args) ? args.map((x) => estimate(x, scope)) : [];
       const cost = 1 + (a?.cost ?? 0) + (b?.cost ?? 0) + deepSize(a?.shape) + deepSize(b?.shape);
-      const shape = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;
-      return { cost, shape };
+      const shape2 = node.op === "+" && a?.shape && b?.shape ? { length: a.shape.length + b.shape.length, element: joinShapes([a.shape.element, b.shape.element]) } : void 0;
+      return { cost, shape: shape2 };
     }
     default:
       return { cost: 1 + estimate(args, scope).cost, shape: void 0 };
@@ -28564,8 +28632,8 @@ function estimateCall(node, scope) {
     const body = params.slice(1).map((p) => estimate(p, inner));
     const times = range.shape?.length ?? 1;
     const cost = range.cost + times * (1 + sum(body.map((b) => b.cost)));
-    const shape = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;
-    return { cost, shape };
+    const shape2 = name === "map" ? { length: times, element: body[body.length - 1]?.shape } : name === "filter" ? range.shape : void 0;
+    return { cost, shape: shape2 };
   }
   if (name === "bind" && variable !== void 0) {
     const value2 = estimate(params[1], scope);
@@ -28574,16 +28642,16 @@ function estimateCall(node, scope) {
   }
   return { cost: 1 + estimate(receiver, scope).cost + estimate(params, scope).cost, shape: void 0 };
 }
-function joinShapes(shapes) {
+function joinShapes(shapes2) {
   let out;
-  for (const s of shapes) {
+  for (const s of shapes2) {
     if (s === void 0) continue;
     out = out === void 0 ? s : { length: Math.max(out.length, s.length), element: joinShapes([out.element, s.element]) };
   }
   return out;
 }
-function deepSize(shape) {
-  return shape === void 0 ? 0 : shape.length * (1 + deepSize(shape.element));
+function deepSize(shape2) {
+  return shape2 === void 0 ? 0 : shape2.length * (1 + deepSize(shape2.element));
 }
 function sum(xs) {
   return xs.reduce((a, b) => a + b, 0);
@@ -29563,7 +29631,7 @@ function parseManifestFile(file, content, limits = DEFAULT_PARSE_LIMITS, again) 
       const start = { file, line: d.line, col: d.col };
       return { file, index: d.index, data: d.data, start, sourceMap: new LazySourceMap(maps2, d.index, start) };
     });
-    return { file, documents: documents2, diagnostics: NO_DIAGNOSTICS };
+    return withDefined({ file, documents: documents2, diagnostics: NO_DIAGNOSTICS, noVariables: mayHoldVariables(text3) ? void 0 : true });
   }
   const lineCounter = new import_yaml5.LineCounter();
   const diagnostics = [];
@@ -29721,6 +29789,9 @@ function firstInvalidUtf8(file, bytes) {
   }
   return { file, line: 1, col: 1 };
 }
+function mayHoldVariables(text3) {
+  return text3.includes("{var:") || text3.includes("\\");
+}
 var import_yaml5, DEFAULT_MANIFEST_MEGABYTES, DEFAULT_PARSE_LIMITS, UTF8, NO_DIAGNOSTICS, LazyFileSourceMaps, LazySourceMap;
 var init_parse2 = __esm({
   "src/manifest/parse.ts"() {
@@ -29729,6 +29800,7 @@ var init_parse2 = __esm({
     init_diagnostics2();
     init_fast_yaml();
     init_positions();
+    init_with_defined();
     DEFAULT_MANIFEST_MEGABYTES = 64;
     DEFAULT_PARSE_LIMITS = {
       maxFileBytes: 10 * 1024 * 1024,
@@ -30306,12 +30378,12 @@ function selectDocument(doc, env, diagnostics) {
 function substituteVariables(doc, env, diagnostics, used) {
   const unresolved = [];
   let reference;
-  const problem = (code7, path, summary, hint) => {
-    const at = doc.sourceMap.locate(path);
+  const problem = (code7, path2, summary, hint) => {
+    const at = doc.sourceMap.locate(path2);
     diagnostics.push(createDiagnostic("error", code7, reference === void 0 ? at : referenceAt(at, reference.text, reference.offset), summary, { hint }));
-    unresolved.push(path);
+    unresolved.push(path2);
   };
-  const lookup = (name, path) => {
+  const lookup = (name, path2) => {
     if (Object.hasOwn(env.vars, name)) {
       const value2 = env.vars[name];
       used.set(name, value2);
@@ -30320,7 +30392,7 @@ function substituteVariables(doc, env, diagnostics, used) {
     if (env.name === void 0) {
       problem(
         "MF320",
-        path,
+        path2,
         `variable \`${name}\` needs an environment`,
         "variables come from mftops.yaml: run with --env NAME (and --config FILE when it is not ./mftops.yaml)"
       );
@@ -30328,20 +30400,20 @@ function substituteVariables(doc, env, diagnostics, used) {
       const guess = suggestName(name, Object.keys(env.vars));
       problem(
         "MF320",
-        path,
+        path2,
         `variable \`${name}\` is not defined for environment \`${env.name}\`${guess ? ` \u2014 did you mean \`${guess}\`?` : ""}`,
         `add it to environments.${env.name}.vars in mftops.yaml`
       );
     }
     return void 0;
   };
-  const text3 = (value2, path, secret) => {
+  const text3 = (value2, path2, secret) => {
     if (!value2.includes("{var:")) return value2;
     reference = void 0;
     if (secret && /(^|[^$])\$\{var:/.test(value2)) {
       problem(
         "MF321",
-        path,
+        path2,
         "a variable cannot stand for a secret",
         "secrets stay ${env:NAME} or ${file:PATH} references; variables are recorded in plan files"
       );
@@ -30350,29 +30422,33 @@ function substituteVariables(doc, env, diagnostics, used) {
     const whole = WHOLE_REFERENCE.exec(value2);
     if (whole) {
       reference = { text: value2, offset: 0 };
-      const found = lookup(whole[1].trim(), path);
+      const found = lookup(whole[1].trim(), path2);
       return found === void 0 ? value2 : Array.isArray(found) ? [...found] : found;
     }
     return value2.replace(VAR_REFERENCE, (match, escape2, name, offset) => {
       if (escape2 === "$") return match.slice(1);
       reference = { text: value2, offset };
-      const found = lookup(name.trim(), path);
+      const found = lookup(name.trim(), path2);
       if (found === void 0) return match;
       if (Array.isArray(found)) {
-        problem("MF321", path, `variable \`${name.trim()}\` is a list and cannot be part of a longer text`, "use it as the whole value: `Field: ${var:NAME}`");
+        problem("MF321", path2, `variable \`${name.trim()}\` is a list and cannot be part of a longer text`, "use it as the whole value: `Field: ${var:NAME}`");
         return match;
       }
       return String(found);
     });
   };
-  const walk4 = (value2, path, secret) => {
-    if (typeof value2 === "string") return text3(value2, path, secret);
+  const path = [];
+  const walk4 = (value2) => {
     if (Array.isArray(value2)) {
       let out;
-      value2.forEach((item, i) => {
-        const next = walk4(item, [...path, i], false);
+      for (let i = 0; i < value2.length; i++) {
+        const item = value2[i];
+        if (typeof item === "string" ? !item.includes("{var:") : typeof item !== "object" || item === null) continue;
+        path.push(i);
+        const next = typeof item === "string" ? text3(item, [...path], false) : walk4(item);
+        path.pop();
         if (next !== item) (out ??= [...value2])[i] = next;
-      });
+      }
       return out ?? value2;
     }
     if (isRecord(value2)) {
@@ -30380,7 +30456,10 @@ function substituteVariables(doc, env, diagnostics, used) {
       const secretValue = value2.secret === true;
       for (const key of Object.keys(value2)) {
         const item = value2[key];
-        const next = walk4(item, [...path, key], /password/i.test(key) || secretValue && key === "value");
+        if (typeof item === "string" ? !item.includes("{var:") : typeof item !== "object" || item === null) continue;
+        path.push(key);
+        const next = typeof item === "string" ? text3(item, [...path], /password/i.test(key) || secretValue && key === "value") : walk4(item);
+        path.pop();
         if (next !== item) {
           out ??= { ...value2 };
           Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
@@ -30390,7 +30469,7 @@ function substituteVariables(doc, env, diagnostics, used) {
     }
     return value2;
   };
-  const data = walk4(doc.data, [], false);
+  const data = typeof doc.data === "string" ? text3(doc.data, [], false) : walk4(doc.data);
   if (data === doc.data && unresolved.length === 0) return doc;
   return { ...doc, data, ...unresolved.length > 0 ? { unresolved } : {} };
 }
@@ -30524,22 +30603,49 @@ var init_patch = __esm({
 
 // src/manifest/validate.ts
 function validateParsedFiles(files2, rules, environment = NO_ENVIRONMENT, keepManifests = true) {
+  const steps = checkParsedFiles(files2, rules, environment, keepManifests);
+  let step2 = steps.next();
+  while (step2.done !== true) step2 = steps.next();
+  return step2.value;
+}
+async function validateParsedFilesInTurns(files2, rules, environment = NO_ENVIRONMENT, keepManifests = true) {
+  const steps = checkParsedFiles(files2, rules, environment, keepManifests);
+  let step2 = steps.next();
+  while (step2.done !== true) {
+    await new Promise((turn) => setImmediate(turn));
+    step2 = steps.next();
+  }
+  return step2.value;
+}
+function* checkParsedFiles(files2, rules, environment, keepManifests) {
   const out = { diagnostics: [], checked: [], manifests: [], policies: [], keepManifests };
   const diagnostics = out.diagnostics;
   const fileHashes = /* @__PURE__ */ new Map();
   const variables = /* @__PURE__ */ new Map();
   const docs = [];
+  let sinceStep = 0;
   for (let f = 0; f < files2.length; f++) {
     const file = files2[f];
     for (let i = 0; i < file.diagnostics.length; i++) diagnostics.push(file.diagnostics[i]);
     for (let i = 0; i < file.documents.length; i++) {
       const doc = file.documents[i];
-      if (selectDocument(doc, environment, diagnostics)) docs.push(substituteVariables(doc, environment, diagnostics, variables));
+      if (selectDocument(doc, environment, diagnostics)) docs.push(file.noVariables ? doc : substituteVariables(doc, environment, diagnostics, variables));
     }
     if (file.sha256 !== void 0) fileHashes.set(file.file, file.sha256);
+    if ((sinceStep += file.documents.length) >= DOCUMENTS_PER_STEP) {
+      sinceStep = 0;
+      yield;
+    }
   }
-  for (const doc of applyPatches2(docs, environment.name, diagnostics)) checkDocument(doc, out);
-  for (const d of runRules(out.checked, rules)) diagnostics.push(d);
+  const patched = applyPatches2(docs, environment.name, diagnostics);
+  for (let i = 0; i < patched.length; i++) {
+    checkDocument(patched[i], out);
+    if (i % DOCUMENTS_PER_STEP === DOCUMENTS_PER_STEP - 1) yield;
+  }
+  for (const rule of rules ?? RULES) {
+    yield;
+    for (const d of runRules(out.checked, [rule])) diagnostics.push(d);
+  }
   for (const d of duplicatePolicies(out.policies)) diagnostics.push(d);
   return {
     manifests: out.manifests,
@@ -30686,7 +30792,7 @@ function show(v) {
   if (typeof v === "object") return Array.isArray(v) ? "a list" : "a mapping";
   return `\`${String(v)}\``;
 }
-var NO_NAMES, NO_ENVIRONMENT;
+var DOCUMENTS_PER_STEP, NO_NAMES, NO_ENVIRONMENT;
 var init_validate = __esm({
   "src/manifest/validate.ts"() {
     "use strict";
@@ -30701,6 +30807,7 @@ var init_validate = __esm({
     init_patch();
     init_is_record();
     init_policy_expression();
+    DOCUMENTS_PER_STEP = 100;
     NO_NAMES = Object.freeze([]);
     NO_ENVIRONMENT = { vars: {} };
   }
@@ -30737,7 +30844,8 @@ async function loadManifests(paths, options = {}) {
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise((turn) => setImmediate(turn));
   }
-  const result = validateParsedFiles(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
+  const validate2 = options.onFile ? validateParsedFilesInTurns : validateParsedFiles;
+  const result = await validate2(parsed, options.rules, options.environment, options.diagnosticsOnly !== true);
   if (diagnostics.length === 0) return result;
   return { ...result, diagnostics: sortDiagnostics([...diagnostics, ...result.diagnostics]) };
 }
@@ -30843,7 +30951,7 @@ function readManifestFile(file, limits, knownRegular, remaining, onFile, diagnos
     const sha256 = `sha256:${hash("sha256", bytes, "hex")}`;
     const parsed = parseManifestFile(file, bytes, limits, new FileTextAgain(file, sha256, bytes.byteLength));
     onFile?.(parsed, bytes);
-    return { parsed: { file: parsed.file, documents: parsed.documents, diagnostics: parsed.diagnostics, sha256 }, bytes: bytes.byteLength };
+    return { parsed: { ...parsed, sha256 }, bytes: bytes.byteLength };
   } catch (err) {
     return none(createDiagnostic("error", "MF007", { file }, `cannot read file: ${errnoText(err)}`));
   } finally {
@@ -35103,10 +35211,10 @@ var require_wrap_handler = __commonJS({
 var require_dispatcher = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module) {
     "use strict";
-    var EventEmitter = __require("node:events");
+    var EventEmitter2 = __require("node:events");
     var WrapHandler = require_wrap_handler();
     var wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler));
-    var Dispatcher = class extends EventEmitter {
+    var Dispatcher = class extends EventEmitter2 {
       dispatch() {
         throw new Error("not implemented");
       }
@@ -42640,7 +42748,7 @@ var require_socks5_utils = __commonJS({
 var require_socks5_client = __commonJS({
   "node_modules/undici/lib/core/socks5-client.js"(exports2, module) {
     "use strict";
-    var { EventEmitter } = __require("node:events");
+    var { EventEmitter: EventEmitter2 } = __require("node:events");
     var { Buffer: Buffer2 } = __require("node:buffer");
     var { InvalidArgumentError, Socks5ProxyError } = require_errors3();
     var { debuglog } = __require("node:util");
@@ -42685,7 +42793,7 @@ var require_socks5_client = __commonJS({
       ERROR: "error",
       CLOSED: "closed"
     };
-    var Socks5Client = class extends EventEmitter {
+    var Socks5Client = class extends EventEmitter2 {
       constructor(socket, options = {}) {
         super();
         if (!socket) {
@@ -49826,9 +49934,9 @@ var require_memory_cache_store = __commonJS({
   "node_modules/undici/lib/cache/memory-cache-store.js"(exports2, module) {
     "use strict";
     var { Writable } = __require("node:stream");
-    var { EventEmitter } = __require("node:events");
+    var { EventEmitter: EventEmitter2 } = __require("node:events");
     var { assertCacheKey, assertCacheValue } = require_cache();
-    var MemoryCacheStore = class extends EventEmitter {
+    var MemoryCacheStore = class extends EventEmitter2 {
       #maxCount = 1024;
       #maxSize = 104857600;
       // 100MB
@@ -59390,6 +59498,7 @@ var init_version2 = __esm({
 
 // src/services/transport.ts
 import { createHash as createHash4 } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { readFileSync as readFileSync11 } from "node:fs";
 import { open as open2 } from "node:fs/promises";
 import { rootCertificates } from "node:tls";
@@ -59512,7 +59621,7 @@ async function writeWhole(handle, batch) {
     done += n;
   }
 }
-var import_undici, WRITE_BATCH_BYTES, DEFAULT_TIMEOUTS, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, TOO_LARGE_NOTE, MAX_REMEMBERED_SECRETS, Transport;
+var import_undici, WRITE_BATCH_BYTES, DEFAULT_TIMEOUTS, UnexpectedBody, ERROR_BODY_LIMIT, JSON_BODY_LIMIT, TOO_LARGE_NOTE, MAX_REMEMBERED_SECRETS, Deadline, Transport;
 var init_transport = __esm({
   "src/services/transport.ts"() {
     "use strict";
@@ -59538,6 +59647,13 @@ var init_transport = __esm({
     JSON_BODY_LIMIT = 32 * 1024 * 1024;
     TOO_LARGE_NOTE = `response body larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MiB where a JSON answer was expected (a list of this size is paged)`;
     MAX_REMEMBERED_SECRETS = 16;
+    Deadline = class extends EventEmitter {
+      aborted = false;
+      expire() {
+        this.aborted = true;
+        this.emit("abort");
+      }
+    };
     Transport = class {
       service;
       origin;
@@ -59741,12 +59857,12 @@ var init_transport = __esm({
         this.requestCount++;
         if (req.tokenCall) this.tokenRequestCount++;
         const deadlineMs = this.#deadlineOf(req);
-        const deadline = new AbortController();
-        const timer = setTimeout(() => deadline.abort(), deadlineMs);
+        const deadline = new Deadline();
+        const timer = setTimeout(() => deadline.expire(), deadlineMs);
         try {
-          return await this.#attemptWithin(req, bearer, consume, deadline.signal);
+          return await this.#attemptWithin(req, bearer, consume, deadline);
         } catch (err) {
-          if (!deadline.signal.aborted) throw err;
+          if (!deadline.aborted) throw err;
           const flag = (req.deadline ?? "request") === "export" ? "MFTOPS_SNAPSHOT_DEADLINE_MS" : "MFTOPS_HTTP_DEADLINE_MS";
           const reason = `no complete answer within the ${seconds(deadlineMs)} deadline (${flag})`;
           return { ok: false, failure: { kind: "timeout", code: "DEADLINE", reason, outcome: "unknown", retryable: false } };
@@ -61355,7 +61471,7 @@ var init_services = __esm({
 async function openClients(services, ctx, options = {}) {
   const { createAutomationClient: createAutomationClient2, createTransferClient: createTransferClient2, installShutdownHandlers: installShutdownHandlers2, toReadonlyAutomationClient: toReadonlyAutomationClient2, toReadonlyTransferClient: toReadonlyTransferClient2 } = await Promise.resolve().then(() => (init_services(), services_exports));
   const uninstall = options.shutdownHandlers === false ? () => {
-  } : installShutdownHandlers2();
+  } : installShutdownHandlers2(withDefined({ exit: options.shutdownExit }));
   const full = {};
   for (const s of services) {
     const clientOptions = {
@@ -61403,6 +61519,7 @@ function progressEvents(ctx) {
 var init_clients = __esm({
   "src/app/clients.ts"() {
     "use strict";
+    init_with_defined();
   }
 });
 
@@ -62165,7 +62282,11 @@ async function checkApplyWindow(env, reader, now, override) {
     missingFreezeLists(env, calendar),
     unreadableFreezeLists(env, calendar)
   );
-  if (state === "open") return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note }) };
+  if (state === "open") {
+    const end = openStretchEnd(windows, now, { zone: calendar.zone, dateLists: calendar.dateLists });
+    const closes = end === void 0 ? void 0 : { atMs: end, text: describeInstant(end, calendar.zone) };
+    return { report: { state }, ...withDefined({ zoneNote: calendar.zone.note, closes }) };
+  }
   if (override !== void 0) return { report: { state, text: text3, overrideReason: override.trim() } };
   return {
     report: { state, text: text3 },
@@ -62181,6 +62302,7 @@ var init_server_calendar = __esm({
     init_model9();
     init_model2();
     init_plan_calendar();
+    init_change_window();
     init_server_zone();
   }
 });
@@ -62257,45 +62379,74 @@ var init_canonical_form = __esm({
 
 // src/import/shape-to-schema.ts
 function shapeToSchema(value2, node, root, path, notes) {
+  return shape(value2, shapeOf(node, root), root, path === "" ? [] : [path], notes);
+}
+function shapeOf(node, root) {
+  let byRoot = shapes.get(node);
+  if (byRoot === void 0) shapes.set(node, byRoot = /* @__PURE__ */ new WeakMap());
+  let found = byRoot.get(root);
+  if (found !== void 0) return found;
   const schema = resolveSchemaRef(node, root);
-  if (Array.isArray(value2)) {
-    const items = schemaItems(schema);
-    return items ? value2.map((v, i) => shapeToSchema(v, items, root, `${path}[${i}]`, notes)) : value2;
-  }
-  if (isRecord(value2)) {
-    const props = schemaProperties(schema);
-    const extra = schema.additionalProperties;
-    if (props === void 0 && !isRecord(extra)) return value2;
-    const out = {};
-    const rank = props === void 0 ? void 0 : propertyRanks(props);
-    const named = rank === void 0 ? [] : Object.keys(value2).filter((key) => rank.has(key));
-    if (named.length > 1) named.sort((a, b) => rank.get(a) - rank.get(b));
-    for (const key of named) {
-      if (value2[key] === void 0) continue;
-      out[key] = shapeToSchema(value2[key], props[key], root, join7(path, key), notes);
-    }
-    for (const [key, v] of Object.entries(value2)) {
-      if (props !== void 0 && key in props) continue;
-      if (v === void 0) continue;
-      if (isRecord(extra)) out[key] = shapeToSchema(v, extra, root, join7(path, key), notes);
-      else if (extra === false) notes.push(`${join7(path, key)} has no place in a manifest and is left out`);
-      else out[key] = v;
-    }
-    return out;
-  }
-  return coerceScalar(value2, schema);
-}
-function propertyRanks(props) {
-  let rank = ranks.get(props);
-  if (rank === void 0) ranks.set(props, rank = new Map(Object.keys(props).map((key, i) => [key, i])));
-  return rank;
-}
-function coerceScalar(value2, schema) {
+  const props = schemaProperties(schema);
   const enumValues = Array.isArray(schema.enum) ? schema.enum : void 0;
   const types = typesOf(schema);
   const numeric = (enumValues?.some((e) => typeof e === "number") ?? false) || types.includes("integer") || types.includes("number");
   const stringy = (enumValues?.some((e) => typeof e === "string") ?? false) || types.includes("string");
-  if (numeric && !types.includes("string")) {
+  found = {
+    schema,
+    items: schemaItems(schema),
+    props,
+    rank: props === void 0 ? void 0 : new Map(Object.keys(props).map((key, i) => [key, i])),
+    extra: schema.additionalProperties,
+    scalar: numeric && !types.includes("string") ? "number" : stringy && !numeric ? "string" : "none"
+  };
+  byRoot.set(root, found);
+  return found;
+}
+function shape(value2, n, root, path, notes) {
+  if (Array.isArray(value2)) {
+    const { items } = n;
+    if (items === void 0) return value2;
+    const itemShape = shapeOf(items, root);
+    const out = new Array(value2.length);
+    for (let i = 0; i < value2.length; i++) {
+      path.push(i);
+      out[i] = shape(value2[i], itemShape, root, path, notes);
+      path.pop();
+    }
+    return out;
+  }
+  if (isRecord(value2)) {
+    const { props, rank, extra } = n;
+    if (props === void 0 && !isRecord(extra)) return value2;
+    const out = {};
+    const keys = Object.keys(value2);
+    const named = rank === void 0 ? [] : keys.filter((key) => rank.has(key));
+    if (named.length > 1) named.sort((a, b) => rank.get(a) - rank.get(b));
+    for (const key of named) {
+      const v = value2[key];
+      if (v === void 0) continue;
+      path.push(key);
+      out[key] = shape(v, shapeOf(props[key], root), root, path, notes);
+      path.pop();
+    }
+    for (const key of keys) {
+      if (props !== void 0 && key in props) continue;
+      const v = value2[key];
+      if (v === void 0) continue;
+      if (isRecord(extra)) {
+        path.push(key);
+        out[key] = shape(v, shapeOf(extra, root), root, path, notes);
+        path.pop();
+      } else if (extra === false) notes.push(`${joinPath2([...path, key])} has no place in a manifest and is left out`);
+      else out[key] = v;
+    }
+    return out;
+  }
+  return coerceScalar(value2, n.scalar);
+}
+function coerceScalar(value2, to) {
+  if (to === "number") {
     if (typeof value2 === "boolean") return value2 ? 1 : 0;
     if (typeof value2 === "string") {
       const t = value2.trim().toLowerCase();
@@ -62305,23 +62456,25 @@ function coerceScalar(value2, schema) {
     }
     return value2;
   }
-  if (stringy && !numeric && (typeof value2 === "number" || typeof value2 === "boolean")) return String(value2);
+  if (to === "string" && (typeof value2 === "number" || typeof value2 === "boolean")) return String(value2);
   return value2;
 }
 function typesOf(schema) {
   const t = schema.type;
   return typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x) => typeof x === "string") : [];
 }
-function join7(path, key) {
-  return path === "" ? key : `${path}.${key}`;
+function joinPath2(segments) {
+  let out = "";
+  for (const segment of segments) out = typeof segment === "number" ? `${out}[${segment}]` : out === "" ? segment : `${out}.${segment}`;
+  return out;
 }
-var ranks;
+var shapes;
 var init_shape_to_schema = __esm({
   "src/import/shape-to-schema.ts"() {
     "use strict";
     init_is_record();
     init_canonical_form();
-    ranks = /* @__PURE__ */ new WeakMap();
+    shapes = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -62732,7 +62885,7 @@ async function readAndPlan(input) {
     live: read,
     environment: env.name,
     servers: serverIdentities2(input.servers, read),
-    manifestDigest: manifestDigest(loaded, cwd),
+    manifestDigest: input.manifestDigest ?? manifestDigest(loaded, cwd),
     variables: Object.fromEntries([...loaded.variables].sort(([a], [b]) => compareText2(a, b))),
     scope: env.scope,
     prune: env.prune,
@@ -63535,7 +63688,7 @@ var init_stale_check = __esm({
 });
 
 // src/apply/apply-plan.ts
-import { join as join8 } from "node:path";
+import { join as join7 } from "node:path";
 async function applyPlan(input) {
   const now = input.now ?? Date.now;
   const started = now();
@@ -63607,7 +63760,7 @@ async function applyPlan(input) {
   if (input.signal?.aborted) return { ...interrupted(), snapshot: snapshotRef };
   const unpaused = await input.beforeWrites?.(snapshotRef);
   if (unpaused !== void 0) return { ...base, outcome: "refused", problems: [unpaused], snapshot: snapshotRef, stats: stats([]) };
-  const ledger = (input.openLedger ?? openLedger)(join8(snapshot.path, LEDGER_FILE));
+  const ledger = (input.openLedger ?? openLedger)(join7(snapshot.path, LEDGER_FILE));
   let executed;
   try {
     ledger.write({
@@ -69291,14 +69444,14 @@ var init_read_accounts = __esm({
 // src/snapshot/store.ts
 import { createHash as createHash7 } from "node:crypto";
 import { existsSync as existsSync5, readdirSync, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join8 } from "node:path";
 function snapshotPath(dir, ref) {
-  return join9(dir, ref.env, ref.id);
+  return join8(dir, ref.env, ref.id);
 }
 function listSnapshotRefs(dir, env) {
   const envs = env !== void 0 ? [env] : subfolders(dir).filter((n) => !n.startsWith("."));
   return envs.flatMap(
-    (e) => subfolders(join9(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
+    (e) => subfolders(join8(dir, e)).filter((n) => SNAPSHOT_ID.test(n)).sort().map((id) => ({ env: e, id }))
   );
 }
 function pruneSnapshots(dir, env, keep, protect = []) {
@@ -69352,7 +69505,7 @@ var init_store = __esm({
 // src/snapshot/save-snapshot.ts
 import { readFileSync as readFileSync13 } from "node:fs";
 import { chmod, mkdir, mkdtemp, open as open3, readFile, rename as rename2, rm as rm2, stat as stat2, unlink } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 async function saveSnapshot(opts) {
   if (opts.baseline instanceof Promise) opts.baseline.catch(() => void 0);
   if (!ENVIRONMENT_NAME.test(opts.env)) throw new SnapshotError(`snapshot not saved: "${opts.env}" is not an environment name`);
@@ -69363,7 +69516,7 @@ async function saveSnapshot(opts) {
   const saveTransfer = opts.transfer !== void 0 || opts.foldersRead !== void 0;
   if (!opts.automation && !saveTransfer) throw new SnapshotError("snapshot not saved: neither the automation nor the transfer service to save");
   if (opts.automation && opts.automationUrl === void 0) throw new Error("saveSnapshot: automationUrl is required with automation");
-  const envDir = join10(opts.dir, opts.env);
+  const envDir = join9(opts.dir, opts.env);
   try {
     await mkdir(envDir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -69372,7 +69525,7 @@ async function saveSnapshot(opts) {
   const when = opts.now ?? /* @__PURE__ */ new Date();
   let tmp;
   try {
-    tmp = await mkdtemp(join10(envDir, `.tmp-${toSnapshotId(when)}-`));
+    tmp = await mkdtemp(join9(envDir, `.tmp-${toSnapshotId(when)}-`));
     await chmod(tmp, 448);
   } catch (err) {
     throw new SnapshotError(systemError(`snapshot not saved: cannot create a folder in ${envDir}`, err).message);
@@ -69402,10 +69555,10 @@ async function saveSnapshot(opts) {
       ...transfer ? { transfer: { ...transfer, ...withDefined({ url: opts.transferUrl, accounts }) } } : {},
       ...key ? { encryption: { algorithm: "aes-256-gcm", keyCheck: key.check } } : {}
     };
-    await writing(join10(tmp, MANIFEST_FILE), () => writeFileAtomic(join10(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
+    await writing(join9(tmp, MANIFEST_FILE), () => writeFileAtomic(join9(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}
 `, { mode: 384 }));
     await syncFolder(tmp);
-    const final = join10(envDir, id);
+    const final = join9(envDir, id);
     await rename2(tmp, final);
     await syncFolder(envDir);
     pruneAfterSave(opts, id);
@@ -69425,8 +69578,8 @@ function fromSnapshotId(id) {
   return id.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-/, "$1:$2:");
 }
 async function saveAutomation(tmp, source, opts, key) {
-  const part = join10(tmp, `${AUTOMATION_FILE}.part`);
-  const shown = join10(tmp, key ? `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}` : AUTOMATION_FILE);
+  const part = join9(tmp, `${AUTOMATION_FILE}.part`);
+  const shown = join9(tmp, key ? `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}` : AUTOMATION_FILE);
   let received;
   try {
     received = await source.exportConfig(part);
@@ -69448,10 +69601,10 @@ async function saveAutomation(tmp, source, opts, key) {
   let file = AUTOMATION_FILE;
   if (key) {
     file = `${AUTOMATION_FILE}${ENCRYPTED_SUFFIX}`;
-    await writing(shown, () => writeEncryptedExport(part, join10(tmp, file), stored, key));
+    await writing(shown, () => writeEncryptedExport(part, join9(tmp, file), stored, key));
     await unlink(part);
   } else {
-    await rename2(part, join10(tmp, file));
+    await rename2(part, join9(tmp, file));
   }
   return {
     file: {
@@ -69524,7 +69677,7 @@ async function saveJsonPart(tmp, plainName, body, key) {
   const plain = Buffer.from(`${JSON.stringify(body, null, 2)}
 `, "utf8");
   const file = key ? `${plainName}${ENCRYPTED_SUFFIX}` : plainName;
-  const path = join10(tmp, file);
+  const path = join9(tmp, file);
   await writing(path, () => key ? writeEncrypted(path, plain, plainName, key) : writeFileAtomic(path, plain, { mode: 384 }));
   return { file, bytes: plain.length, sha256: sha256Hex(plain) };
 }
@@ -69547,7 +69700,7 @@ async function freeId(envDir, when) {
   for (let t = when.getTime(); ; t++) {
     const id = toSnapshotId(new Date(t));
     try {
-      await stat2(join10(envDir, id));
+      await stat2(join9(envDir, id));
     } catch (err) {
       if (code5(err) === "ENOENT") return id;
       throw err;
@@ -69696,8 +69849,12 @@ function createRunningTaskGate(opts) {
       if (run === void 0) return void 0;
       if (mode === "skip") return `not applied: task ${JSON.stringify(change.name)} is running (${describeRun(run)}); --running-tasks skip`;
       if (opts.signal?.aborted) return `not applied: interrupted while waiting for task ${JSON.stringify(change.name)} to finish (${describeRun(run)})`;
-      const left = started + opts.waitMs - now();
+      const closes = opts.windowCloses;
+      const byWindow = closes !== void 0 && closes.atMs < started + opts.waitMs;
+      const left = (byWindow ? closes.atMs : started + opts.waitMs) - now();
       if (left <= 0) {
+        if (byWindow)
+          return `not applied: task ${JSON.stringify(change.name)} was still running when the change window closed at ${closes.text} (${describeRun(run)}); apply again in the next window`;
         return `not applied: task ${JSON.stringify(change.name)} was still running after waiting ${describeWait(opts.waitMs)} (${describeRun(run)}); wait longer with --running-wait, or apply again once it ends`;
       }
       await sleep(Math.min(opts.pollMs, left), opts.signal);
@@ -69760,7 +69917,7 @@ function clockOptions(options, services, env, config, clients, ctx) {
     waitMs: options.runningWaitMs ?? DEFAULT_RUNNING_WAIT_MS,
     pollMs: pollInterval(ctx.env),
     read: () => automation.listRunningTasks(),
-    ...withDefined({ signal: options.signal })
+    ...withDefined({ signal: options.signal, windowCloses: options.windowCloses })
   });
   const pause = options.pauseScheduler === true && automation !== void 0 && service !== void 0 ? createSchedulerPause({ client: automation, dir: resolve10(config.snapshots.dir, env.name), environment: env.name, automationUrl: service.url }) : void 0;
   return withDefined({ gate, pause });
@@ -69889,6 +70046,7 @@ async function applyEnvironment(options, ctx) {
     const env = prune === void 0 ? configured : { ...configured, prune: prune.kinds };
     let plan = saved?.plan;
     let window2;
+    let windowCloses;
     if (plan === void 0) {
       const made = await planManifests(
         manifests,
@@ -69913,17 +70071,17 @@ async function applyEnvironment(options, ctx) {
       const refused = async (p) => checkPermissions(p, permissions).length > 0 || (await secretProblems(p, config, ctx)).length > 0;
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== void 0) return { status: "finished", report: closed.refused, plan };
-      window2 = closed.window;
+      ({ window: window2, closes: windowCloses } = closed);
       if (options.approve !== void 0 && writeChanges(plan).length > 0 && !await refused(plan)) {
         if (!await options.approve(plan)) return { status: "cancelled", plan };
         const again = await windowRefusal(plan, env, clients, options, ctx, closed.window);
         if (again.refused !== void 0) return { status: "finished", report: again.refused, plan };
-        window2 = again.window;
+        ({ window: window2, closes: windowCloses } = again);
       }
     } else {
       const closed = await windowRefusal(plan, env, clients, options, ctx);
       if (closed.refused !== void 0) return { status: "finished", report: closed.refused, plan };
-      window2 = closed.window;
+      ({ window: window2, closes: windowCloses } = closed);
     }
     const report = await applyThePlan(
       plan,
@@ -69939,7 +70097,7 @@ async function applyEnvironment(options, ctx) {
         plannedNow: saved === void 0,
         signal: options.signal,
         window: window2,
-        clock: clockOptions(options, services, env, config, clients, ctx)
+        clock: clockOptions({ ...options, ...withDefined({ windowCloses }) }, services, env, config, clients, ctx)
       },
       ctx
     );
@@ -69990,7 +70148,8 @@ async function windowRefusal(plan, env, clients, options, ctx, before) {
   if (checked.zoneNote !== void 0 && before === void 0) ctx.emit({ kind: "warning", message: `the change windows are open now; ${checked.zoneNote}` });
   if (checked.report.overrideReason !== void 0 && before?.overrideReason === void 0)
     ctx.emit({ kind: "warning", message: `applying outside the change windows: ${checked.report.text ?? ""}; reason: ${checked.report.overrideReason}` });
-  return { window: checked.report };
+  const closes = found.closes === void 0 ? void 0 : { ...found.closes, atMs: Date.now() + (found.closes.atMs - now.getTime()) };
+  return { window: checked.report, ...withDefined({ closes }) };
 }
 async function applyThePlan(plan, r, ctx) {
   const pause = r.clock.pause;
@@ -70070,7 +70229,9 @@ async function verifyApplied(plan, applied, r, ctx) {
     environment: r.env,
     servers: serverIdentities(r.services),
     parallelism: r.parallelism,
-    cwd: ctx.cwd
+    cwd: ctx.cwd,
+    // Only manifests whose digest is the plan's get here (made from them now, or checked above).
+    manifestDigest: plan.manifestDigest
   });
   if (!result.plan) throw new MftopsError("the re-plan found errors in the manifests");
   return {
@@ -72240,7 +72401,7 @@ var init_emit_canonical_yaml = __esm({
 // src/import/write-files.ts
 import { createHash as createHash8, randomBytes as randomBytes4 } from "node:crypto";
 import { constants as constants2, copyFileSync, existsSync as existsSync7, linkSync as linkSync2, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename as basename2, dirname as dirname8, isAbsolute as isAbsolute10, join as join11, relative as relative11, resolve as resolve13, sep as sep11 } from "node:path";
+import { basename as basename2, dirname as dirname8, isAbsolute as isAbsolute10, join as join10, relative as relative11, resolve as resolve13, sep as sep11 } from "node:path";
 function safeFileStem(name, kind) {
   const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, MAX_SLUG).replace(/-+$/, "");
   if (slug === "") return `${KIND_FOLDERS[kind].replace(/s$/, "")}-${createHash8("sha256").update(name).digest("hex").slice(0, 8)}`;
@@ -72259,7 +72420,7 @@ function planImportPaths(manifests, outDir) {
     let relPath = `${folder}/${stem}.yaml`;
     for (let n = 2; taken.has(relPath); n++) relPath = `${folder}/${stem}-${n}.yaml`;
     taken.add(relPath);
-    const path = join11(root, ...relPath.split("/"));
+    const path = join10(root, ...relPath.split("/"));
     const inside = relative11(root, path);
     if (inside === "" || inside.startsWith("..") || isAbsolute10(inside)) throw new Error(`bug: ${relPath} is outside ${root}`);
     return { relPath, path, address: m.address, render: () => renderManifestFile(m, schemaRef(SCHEMA_FILES[m.kind], dirname8(path), projectSchemas)) };
@@ -72267,14 +72428,14 @@ function planImportPaths(manifests, outDir) {
 }
 function findProjectSchemasDir(outDir) {
   for (let dir = resolve13(outDir); ; dir = dirname8(dir)) {
-    const candidate = join11(dir, "node_modules", "mftops", "schemas");
+    const candidate = join10(dir, "node_modules", "mftops", "schemas");
     if (existsSync7(candidate)) return candidate;
     if (dirname8(dir) === dir) return void 0;
   }
 }
 function schemaRef(file, fromDir, projectSchemas) {
-  if (projectSchemas === void 0 || !existsSync7(join11(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
-  return relative11(fromDir, join11(projectSchemas, file)).split(sep11).join("/");
+  if (projectSchemas === void 0 || !existsSync7(join10(projectSchemas, file))) return `${SCHEMA_BASE_URL}${file}`;
+  return relative11(fromDir, join10(projectSchemas, file)).split(sep11).join("/");
 }
 function renderManifestFile(m, schemaRef2) {
   const notes = m.notes.map((n) => `# Note: ${oneLine4(n)}`);
@@ -72318,7 +72479,7 @@ function writeImportFiles(files2, options) {
         if (created !== void 0) createdDirs.push(created);
         madeDirs.add(dir);
       }
-      const tmp = join11(dir, `.${basename2(f.path)}.${token}-${i}.tmp`);
+      const tmp = join10(dir, `.${basename2(f.path)}.${token}-${i}.tmp`);
       staged.push({ file: f, tmp });
       writeFileSync3(tmp, f.text, { flag: "wx" });
     }
@@ -72385,6 +72546,18 @@ var init_stage_files = __esm({
   "src/import/stage-files.ts"() {
     "use strict";
     init_errors();
+    init_with_defined();
+    init_write_files();
+  }
+});
+
+// src/import/draft-as-read.ts
+var init_draft_as_read = __esm({
+  "src/import/draft-as-read.ts"() {
+    "use strict";
+    init_registry();
+    init_reference_lookalike();
+    init_to_manifest6();
     init_write_files();
   }
 });
@@ -72422,6 +72595,8 @@ var init_import6 = __esm({
     init_select();
     init_write_files();
     init_stage_files();
+    init_draft_as_read();
+    init_with_defined();
     init_read_live_source();
     SERVED_KINDS = ["automation", "transfer"].flatMap((service) => {
       const served = EVERY_KIND.filter((kind) => KINDS[kind].service === service);
@@ -72438,7 +72613,7 @@ __export(adopt_drift_exports, {
 });
 import { createHash as createHash9, randomBytes as randomBytes5 } from "node:crypto";
 import { closeSync as closeSync7, existsSync as existsSync9, fchmodSync, fsyncSync as fsyncSync3, openSync as openSync7, readFileSync as readFileSync14, realpathSync as realpathSync3, renameSync as renameSync4, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync4 } from "node:fs";
-import { basename as basename3, dirname as dirname9, isAbsolute as isAbsolute11, join as join12, relative as relative12, sep as sep12 } from "node:path";
+import { basename as basename3, dirname as dirname9, isAbsolute as isAbsolute11, join as join11, relative as relative12, sep as sep12 } from "node:path";
 async function adoptDrift(options, ctx) {
   const detected = await detectEnvironmentDrift({ ...options, ...options.addresses.length > 0 ? { unacknowledged: options.addresses } : {} }, ctx);
   if (detected.status === "invalid") return detected;
@@ -72447,7 +72622,7 @@ async function adoptDrift(options, ctx) {
   const texts = /* @__PURE__ */ new Map();
   for (const file of new Set(manifests.map((m) => m.source.file))) texts.set(file, readUnchanged(file, prelude.manifests.fileHashes.get(file), ctx.cwd));
   const namer = createSecretNamer();
-  const newFolderSharers = () => environmentsSharing(join12(firstManifestsFolder(prelude.config, prelude.env), "new.yaml"), void 0, prelude.config, prelude.env.name);
+  const newFolderSharers = () => environmentsSharing(join11(firstManifestsFolder(prelude.config, prelude.env), "new.yaml"), void 0, prelude.config, prelude.env.name);
   const forThisEnvironment = (m, sharers) => m === void 0 || sharers.length === 0 ? m : { ...m, document: { ...m.document, metadata: { ...m.document.metadata, environments: [prelude.env.name] } } };
   const converted = /* @__PURE__ */ new Map();
   const liveManifestOf = liveManifestReader(live, namer);
@@ -72658,7 +72833,7 @@ function writeAll2(edited, created) {
     for (const f of edited) {
       if (f.after === void 0) continue;
       const target = realpathSync3(f.file);
-      const tmp = join12(dirname9(target), `.${basename3(target)}.${randomBytes5(6).toString("hex")}.tmp`);
+      const tmp = join11(dirname9(target), `.${basename3(target)}.${randomBytes5(6).toString("hex")}.tmp`);
       staged.push({ tmp, file: target });
       const mode = statSync7(target).mode & 4095;
       const fd = openSync7(tmp, "wx", mode);
@@ -72780,7 +72955,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { existsSync as existsSync10, realpathSync as realpathSync4, rmSync as rmSync7, writeFileSync as writeFileSync5 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute12, join as join13, relative as relative13, resolve as resolve14 } from "node:path";
+import { isAbsolute as isAbsolute12, join as join12, relative as relative13, resolve as resolve14 } from "node:path";
 
 // src/render/apply-summary.ts
 init_model11();
@@ -75524,7 +75699,7 @@ async function applyReviewed(s, environment) {
   const reviewedFiles = s.inputs.planFiles;
   const prs = s.inputs.pullRequests;
   const refused = (headline, details) => ({ environment, status: "refused", headline, details, pullRequests: prs });
-  const fresh = reviewedFiles.length > 0 ? join13(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes6(4).toString("hex")}.json`) : resolve14(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
+  const fresh = reviewedFiles.length > 0 ? join12(s.a.env["RUNNER_TEMP"] || tmpdir(), `mftops-replan-${fileSafe(environment)}-${randomBytes6(4).toString("hex")}.json`) : resolve14(s.inputs.workingDirectory, `mftops-plan-${fileSafe(environment)}.json`);
   let keepFresh = reviewedFiles.length === 0;
   try {
     const made = await makePlan(s, fresh);
