@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +6,7 @@ import { emulatorConfigYaml } from '../../src/emulator/config-for.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { writesOf } from '../apply/helpers.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
-import { hasStackTrace, type CliResult } from '../helpers/run-cli.js';
+import { hasStackTrace, startCli, type CliResult } from '../helpers/run-cli.js';
 import { testdir } from '../helpers/testdir.js';
 import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
 
@@ -17,7 +16,6 @@ import { SEED_LOGINS, startSeededEmulator } from '../integration/helpers.js';
  * lock released, tokens revoked, exit 1, no stack trace, and no write after it.
  */
 
-const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
 const INJECT = fileURLToPath(new URL('../fixtures/crash/inject-unhandled-rejection.mjs', import.meta.url));
 const ENV = { MFT_AUTOMATION_PASSWORD: SEED_LOGINS.automationAdmin.password, MFT_TRANSFER_PASSWORD: SEED_LOGINS.transferAdmin.password };
 
@@ -42,23 +40,11 @@ async function applyWithABug(format: 'text' | 'json'): Promise<CliResult & { dir
     'manifests/task.yaml':
       'apiVersion: mftops/v1\nkind: Task\nmetadata: { name: Payroll to bank }\nspec:\n  Group: [Finance]\n  Info: { Description: changed by the crash-guard test }\n',
   });
-  const child = spawn(process.execPath, ['--import', INJECT, BIN, 'apply', '--auto-approve', '--format', format], {
-    cwd: dir,
-    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const closed = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
+  const { child, out, closed } = startCli(['apply', '--auto-approve', '--format', format], { cwd: dir, env: ENV, nodeArgs: ['--import', INJECT] });
   await proxy.nextHeld();
   expect(existsSync(join(dir, '.mftops/snapshots/lab/apply.lock'))).toBe(true);
   child.kill('SIGUSR2');
-  return { code: await closed, stdout, stderr, dir };
+  return { code: await closed, ...out, dir };
 }
 
 describe('the CLI crash guard', () => {

@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startHoldProxy } from '../helpers/hold-proxy.js';
 import type { HoldProxy } from '../helpers/hold-proxy.js';
 import { startSeededEmulator } from '../integration/helpers.js';
 import { testdir } from '../helpers/testdir.js';
+import { startCli } from '../helpers/run-cli.js';
 import { PASSWORDS, configYaml } from '../drift/helpers.js';
-
-const BIN = fileURLToPath(new URL('../../bin/mftops.js', import.meta.url));
 
 let emulator: RunningEmulator;
 beforeEach(async () => {
@@ -33,26 +30,14 @@ async function until(ready: () => boolean): Promise<void> {
  * staged while it is held; then `signal`, then the read is let go. The exit code and what it printed.
  */
 async function importAndSignal(dir: string, proxy: HoldProxy, signal: 'SIGINT' | 'SIGTERM') {
-  const child = spawn(process.execPath, [BIN, 'import', '--all', '-q'], {
-    cwd: dir,
-    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...PASSWORDS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const closed = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
+  const { child, out, closed } = startCli(['import', '--all', '-q'], { cwd: dir, env: PASSWORDS });
   const held = await proxy.nextHeld();
   // The task files are staged in the hidden folder before the folder reads are done.
   await until(() => tree(join(dir, 'manifests')).some((p) => /^\.mftops-import-[^/]+\/tasks\/.+\.yaml$/.test(p)));
   child.kill(signal);
   await until(() => emulator.requestLog().filter((x) => x.path.endsWith('/token/revoke')).length >= 2);
   await held.release().catch(() => undefined);
-  return { code: await closed, stdout, stderr };
+  return { code: await closed, ...out };
 }
 
 it.each([

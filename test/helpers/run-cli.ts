@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 
@@ -66,6 +67,38 @@ export function runCli(
       resolveRun({ code, stdout, stderr });
     });
   });
+}
+
+/** A CLI run a test signals or watches while it runs (Ctrl-C, SIGTERM, a crash injected). */
+export interface StartedCli {
+  readonly child: ChildProcess;
+  /** What it has printed so far. */
+  readonly out: { stdout: string; stderr: string };
+  /** Its exit code once it ends (null: killed by a signal it did not handle). */
+  readonly closed: Promise<number | null>;
+}
+
+/**
+ * Start the built CLI as `runCli` does (only PATH and `env` in its environment), without waiting
+ * for it; `nodeArgs` go before the CLI (`--import` of an injection). Killed when its test ends.
+ */
+export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; nodeArgs?: readonly string[] }): StartedCli {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d: Buffer) => (out.stdout += d.toString('utf8')));
+  child.stderr?.on('data', (d: Buffer) => (out.stderr += d.toString('utf8')));
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { child, out, closed };
 }
 
 /** A stack trace in user-facing output is a bug: this finds one. */
