@@ -3,8 +3,9 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent } from 'undici';
+import { Agent, EnvHttpProxyAgent, errors } from 'undici';
 import type { Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError, isMftopsError, systemError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -139,6 +140,14 @@ export interface RawResponse {
   readonly body: Dispatcher.ResponseData['body'];
 }
 
+/** An answer gathered whole (`sendJson`): its status, headers and body bytes. */
+interface GatheredAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly contentType: string | undefined;
+  readonly bytes: Buffer;
+}
+
 export interface TransportOptions {
   readonly service: ServiceName;
   /** `https://host:port`; paths carry the rest. */
@@ -257,21 +266,28 @@ export class Transport {
     return out.replace(/\b(Bearer\s+)(?!\(sensitive\))[^\s"',}]+/gi, '$1(sensitive)');
   }
 
-  /** JSON in and out; `undefined` for an empty 2xx body. */
+  /**
+   * JSON in and out; `undefined` for an empty 2xx body. The answer is gathered whole through
+   * undici's dispatch handler, not read from a body stream: a stream, its async iterator and the
+   * request API's async context per answer were a fifth of the client's CPU on plan's 2,000 ACL
+   * reads (issue 29; bench/run-bench.ts acl-reads).
+   */
   async sendJson(req: HttpRequest): Promise<unknown> {
-    return this.send(req, async (res) => {
-      const bytes = await readAll(res.body, JSON_BODY_LIMIT);
-      if (bytes.length >= JSON_BODY_LIMIT) {
-        throw new UnexpectedBody(TOO_LARGE_NOTE);
-      }
-      if (bytes.length === 0) return undefined;
-      const parsed = tryParseJson(bytes);
-      if (!parsed.ok) throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, undefined, (t) => this.redact(t)));
-      if (res.contentType !== undefined && !looksLikeJson(res.contentType) && !/^text\/plain\b/i.test(res.contentType)) {
-        throw new UnexpectedBody(describeUnexpectedBody(bytes, res.contentType, 'non-JSON response', (t) => this.redact(t)));
-      }
-      return parsed.value;
-    });
+    return this.#sendWith(req, (bearer, signal) => this.#attemptGathered(req, bearer, signal, (answer) => this.#decodeJson(answer)));
+  }
+
+  #decodeJson(answer: GatheredAnswer): unknown {
+    const { bytes, contentType } = answer;
+    if (bytes.length >= JSON_BODY_LIMIT) {
+      throw new UnexpectedBody(TOO_LARGE_NOTE);
+    }
+    if (bytes.length === 0) return undefined;
+    const parsed = tryParseJson(bytes);
+    if (!parsed.ok) throw new UnexpectedBody(describeUnexpectedBody(bytes, contentType, undefined, (t) => this.redact(t)));
+    if (contentType !== undefined && !looksLikeJson(contentType) && !/^text\/plain\b/i.test(contentType)) {
+      throw new UnexpectedBody(describeUnexpectedBody(bytes, contentType, 'non-JSON response', (t) => this.redact(t)));
+    }
+    return parsed.value;
   }
 
   /** A 2xx with any body, which is discarded (writes with no useful answer, revokes). */
@@ -344,6 +360,11 @@ export class Transport {
    * held while waiting for a token or a retry.
    */
   async send<T>(req: HttpRequest, consume: (res: RawResponse) => Promise<T>): Promise<T> {
+    return this.#sendWith(req, (bearer, signal) => this.#attemptWithin(req, bearer, consume, signal));
+  }
+
+  /** `send`'s loop over attempts, each one made by `attemptWithin` under its deadline. */
+  async #sendWith<T>(req: HttpRequest, attemptWithin: (bearer: Secret | undefined, signal: Deadline) => Promise<Attempt<T>>): Promise<T> {
     const started = this.#now();
     const fixed = req.bearer instanceof Secret ? req.bearer : undefined;
     const tokens = req.bearer instanceof Secret ? undefined : req.bearer;
@@ -355,7 +376,7 @@ export class Transport {
       const permit = await this.#inFlight.acquire();
       let result: Attempt<T>;
       try {
-        result = await this.#attempt(req, bearer, consume);
+        result = await this.#attempt(req, (signal) => attemptWithin(bearer, signal));
       } finally {
         this.#inFlight.release();
       }
@@ -416,14 +437,14 @@ export class Transport {
     });
   }
 
-  async #attempt<T>(req: HttpRequest, bearer: Secret | undefined, consume: (res: RawResponse) => Promise<T>): Promise<Attempt<T>> {
+  async #attempt<T>(req: HttpRequest, attemptWithin: (signal: Deadline) => Promise<Attempt<T>>): Promise<Attempt<T>> {
     this.requestCount++;
     if (req.tokenCall) this.tokenRequestCount++;
     const deadlineMs = this.#deadlineOf(req);
     const deadline = new Deadline();
     const timer = setTimeout(() => deadline.expire(), deadlineMs);
     try {
-      return await this.#attemptWithin(req, bearer, consume, deadline);
+      return await attemptWithin(deadline);
     } catch (err) {
       if (!deadline.aborted) throw err;
       const flag = (req.deadline ?? 'request') === 'export' ? 'MFTOPS_SNAPSHOT_DEADLINE_MS' : 'MFTOPS_HTTP_DEADLINE_MS';
@@ -485,10 +506,107 @@ export class Transport {
     }
     const bytes = await readAll(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
     if (signal.aborted) throw new Error('deadline');
+    return { ok: false, failure: this.#statusFailure(status, res.headers, bytes) };
+  }
+
+  /** A non-2xx answer as a failure: its error body read liberally, a redirect named, its Retry-After. */
+  #statusFailure(status: number, headers: IncomingHttpHeaders, bytes: Buffer): Failure {
     const redact = (t: string): string => this.redact(t);
-    let body = parseErrorBody(bytes, contentType, redact);
-    if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(res.headers.location), this.origin) };
-    return { ok: false, failure: { kind: 'status', status, body, retryAfterMs: parseRetryAfter(firstHeader(res.headers['retry-after']), this.#now()) } };
+    let body = parseErrorBody(bytes, firstHeader(headers['content-type']), redact);
+    if (status >= 300 && status < 400) body = { ...body, detail: describeRedirect(firstHeader(headers.location), this.origin) };
+    return { kind: 'status', status, body, retryAfterMs: parseRetryAfter(firstHeader(headers['retry-after']), this.#now()) };
+  }
+
+  /**
+   * One attempt whose answer `decode` reads from its bytes (`#gather`); failures as in
+   * `#attemptWithin`: the same classes, the same bodies, the deadline's to the caller.
+   */
+  async #attemptGathered<T>(req: HttpRequest, bearer: Secret | undefined, signal: Deadline, decode: (answer: GatheredAnswer) => T): Promise<Attempt<T>> {
+    let answer: GatheredAnswer;
+    try {
+      answer = await this.#gather(req, bearer, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      return { ok: false, failure: this.#classify(err) };
+    }
+    const status = answer.status;
+    if (status >= 200 && status < 300) {
+      try {
+        return { ok: true, value: decode(answer) };
+      } catch (err) {
+        if (err instanceof UnexpectedBody) {
+          return { ok: false, failure: { kind: 'status', status, body: { fieldErrors: [], note: err.note }, retryAfterMs: undefined } };
+        }
+        throw err;
+      }
+    }
+    if (signal.aborted) throw new Error('deadline');
+    return { ok: false, failure: this.#statusFailure(status, answer.headers, answer.bytes) };
+  }
+
+  /**
+   * Sends `req` and gathers its answer: a 2xx body up to JSON_BODY_LIMIT bytes, an error body up
+   * to ERROR_BODY_LIMIT (the connection is dropped past either, as a destroyed stream drops it).
+   * Rejects with undici's error when no answer came or a 2xx body broke off; an error body that
+   * broke off is an empty one. The deadline aborts the request, queued or under way.
+   */
+  #gather(req: HttpRequest, bearer: Secret | undefined, signal: Deadline): Promise<GatheredAnswer> {
+    const started = this.#now();
+    return new Promise<GatheredAnswer>((resolve, reject) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let head: { status: number; headers: IncomingHttpHeaders } | undefined;
+      let limit = JSON_BODY_LIMIT;
+      let chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const finish = (bytes: Buffer): void => {
+        if (settled || head === undefined) return;
+        settled = true;
+        resolve({ status: head.status, headers: head.headers, contentType: firstHeader(head.headers['content-type']), bytes });
+      };
+      const fail = (err: Error): void => {
+        if (head !== undefined && (head.status < 200 || head.status >= 300)) return finish(Buffer.alloc(0));
+        if (settled) return;
+        settled = true;
+        reject(err);
+      };
+      signal.once('abort', () => controller?.abort(new errors.RequestAbortedError()));
+      this.#dispatcher.dispatch(
+        {
+          origin: this.origin,
+          path: withQuery(req.path, req.query),
+          method: req.method,
+          headers: this.#headers(req, bearer),
+          body: encodeBody(req.body) ?? null,
+          headersTimeout: this.#timeouts.headersMs,
+          bodyTimeout: this.#timeouts.bodyMs,
+        },
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (signal.aborted) c.abort(new errors.RequestAbortedError());
+          },
+          onResponseStart: (_c, status, headers) => {
+            if (status < 200) return; // informational: the answer follows
+            head = { status, headers };
+            limit = status < 300 ? JSON_BODY_LIMIT : ERROR_BODY_LIMIT;
+            this.#logger.debug(`${this.service}: ${req.method} ${req.path} → ${status} (${this.#now() - started} ms)`);
+          },
+          onResponseData: (c, chunk) => {
+            if (settled || head === undefined) return;
+            chunks.push(chunk);
+            size += chunk.length;
+            if (size < limit) return;
+            const bytes = Buffer.concat(chunks);
+            chunks = [];
+            finish(bytes);
+            c.abort(new errors.RequestAbortedError());
+          },
+          onResponseEnd: () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
+          onResponseError: (_c, err) => fail(err),
+        },
+      );
+    });
   }
 
   #headers(req: HttpRequest, bearer: Secret | undefined): Record<string, string> {
