@@ -41,42 +41,45 @@ export function formatReadManifestText(source: string, documents: readonly Recor
 
 /**
  * Whether a text the fast reader has read is in canonical form (as formatReadManifestText), or
- * undefined when `yaml` must decide; for `fmt --check`, which writes nothing: past the first
- * difference nothing is built or read back.
+ * undefined when `yaml` must decide; for `fmt --check`, which writes nothing: it stops at the
+ * first difference. What was rendered up to there is what `yaml` writes (the render gives up
+ * before writing anything it is unsure of), so `yaml` would find the same difference, whatever
+ * the rest of the file holds.
  */
 export function isReadManifestTextCanonical(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>): boolean | undefined {
   const out = render(source, documents, flow, false);
   return out === undefined ? undefined : out === source;
 }
 
-/** The canonical text, or (`build` false) false once it differs from `source`; undefined when unsure. */
+/** The canonical text, or (`build` false) false at the first difference from `source`; undefined when unsure. */
 function render(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>, build: boolean): string | false | undefined {
   // `yaml` writes a boolean as it was written (`True`); the fast reader does not say how.
   if (mayHoldSourceForms(source) && SOURCE_FORMS.test(source)) return undefined;
   const layout = scanLayout(source);
   if (layout === undefined) return undefined;
+  let contents = 0;
+  for (const part of layout) if (part === CONTENT) contents++;
+  if (contents !== documents.length) return undefined;
   try {
     const w = new Writer(source, build);
     let doc = 0;
     for (const part of layout) {
       if (part === CONTENT) {
-        const d = documents[doc++];
-        if (d === undefined) return undefined;
-        emitDocument(d, flow, w);
+        emitDocument(documents[doc++]!, flow, w);
       } else {
         w.put(part);
-        w.put('\n');
+        w.putCode(NEWLINE, '\n');
       }
     }
-    if (doc !== documents.length) return undefined;
     const out = w.text();
-    if (out === source || out === false) return out;
+    if (out === source) return out;
     // A rewrite must read back as the same data (as in formatManifestText); otherwise `yaml` decides.
     const reread = parseSimpleYaml(out);
     if (reread === undefined || reread.length !== documents.length) return undefined;
     for (let i = 0; i < documents.length; i++) if (!isDeepStrictEqual(reread[i]!.data, documents[i])) return undefined;
     return out;
   } catch (err) {
+    if (err === DIFFERS) return false;
     if (err instanceof OutOfReach) return undefined;
     throw err;
   }
@@ -84,14 +87,14 @@ function render(source: string, documents: readonly Record<string, unknown>[], f
 
 /**
  * The output, compared with the source as it is written: while they agree nothing is built, so a
- * file already in canonical form costs no copy of itself.
+ * file already in canonical form costs no copy of itself. Not building, it throws DIFFERS at the
+ * first difference.
  */
 class Writer {
   readonly #source: string;
   readonly #build: boolean;
   #pos = 0;
   #out: string | undefined;
-  #differs = false;
 
   constructor(source: string, build: boolean) {
     this.#source = source;
@@ -99,17 +102,12 @@ class Writer {
   }
 
   put(s: string): void {
-    if (this.#differs) return;
     if (this.#out === undefined) {
       if (this.#source.startsWith(s, this.#pos)) {
         this.#pos += s.length;
         return;
       }
-      if (!this.#build) {
-        // The rest is still rendered: where it cannot be, `yaml` decides, as for a rewrite.
-        this.#differs = true;
-        return;
-      }
+      if (!this.#build) throw DIFFERS;
       this.#out = this.#source.slice(0, this.#pos);
     }
     this.#out += s;
@@ -117,22 +115,24 @@ class Writer {
 
   /** put(s) of a one-character `s` whose code is `code`: a comparison of one character, not of a string. */
   putCode(code: number, s: string): void {
-    if (this.#out === undefined && !this.#differs && this.#source.charCodeAt(this.#pos) === code) {
+    if (this.#out === undefined && this.#source.charCodeAt(this.#pos) === code) {
       this.#pos++;
       return;
     }
     this.put(s);
   }
 
-  /** The output; false when not building and it differs from the source. */
-  text(): string | false {
-    if (this.#differs) return false;
+  /** The output (not building, the source: the render reached its end without a difference). */
+  text(): string {
     return this.#out ?? (this.#pos === this.#source.length ? this.#source : this.#source.slice(0, this.#pos));
   }
 }
 
 /** Thrown while rendering where the fast form cannot be sure; never escapes formatSimpleManifestText. */
 class OutOfReach extends Error {}
+
+/** Thrown by a Writer that does not build, at the first difference (one instance: nothing to say but that). */
+const DIFFERS = new (class Differs extends Error {})();
 
 const giveUp = (): never => {
   throw new OutOfReach();
