@@ -41,42 +41,45 @@ export function formatReadManifestText(source: string, documents: readonly Recor
 
 /**
  * Whether a text the fast reader has read is in canonical form (as formatReadManifestText), or
- * undefined when `yaml` must decide; for `fmt --check`, which writes nothing: past the first
- * difference nothing is built or read back.
+ * undefined when `yaml` must decide; for `fmt --check`, which writes nothing: it stops at the
+ * first difference. What was rendered up to there is what `yaml` writes (the render gives up
+ * before writing anything it is unsure of), so `yaml` would find the same difference, whatever
+ * the rest of the file holds.
  */
 export function isReadManifestTextCanonical(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>): boolean | undefined {
   const out = render(source, documents, flow, false);
   return out === undefined ? undefined : out === source;
 }
 
-/** The canonical text, or (`build` false) false once it differs from `source`; undefined when unsure. */
+/** The canonical text, or (`build` false) false at the first difference from `source`; undefined when unsure. */
 function render(source: string, documents: readonly Record<string, unknown>[], flow: ReadonlySet<object>, build: boolean): string | false | undefined {
   // `yaml` writes a boolean as it was written (`True`); the fast reader does not say how.
   if (mayHoldSourceForms(source) && SOURCE_FORMS.test(source)) return undefined;
   const layout = scanLayout(source);
   if (layout === undefined) return undefined;
+  let contents = 0;
+  for (const part of layout) if (part === CONTENT) contents++;
+  if (contents !== documents.length) return undefined;
   try {
     const w = new Writer(source, build);
     let doc = 0;
     for (const part of layout) {
       if (part === CONTENT) {
-        const d = documents[doc++];
-        if (d === undefined) return undefined;
-        emitDocument(d, flow, w);
+        emitDocument(documents[doc++]!, flow, w);
       } else {
         w.put(part);
-        w.put('\n');
+        w.putCode(NEWLINE, '\n');
       }
     }
-    if (doc !== documents.length) return undefined;
     const out = w.text();
-    if (out === source || out === false) return out;
+    if (out === source) return out;
     // A rewrite must read back as the same data (as in formatManifestText); otherwise `yaml` decides.
     const reread = parseSimpleYaml(out);
     if (reread === undefined || reread.length !== documents.length) return undefined;
     for (let i = 0; i < documents.length; i++) if (!isDeepStrictEqual(reread[i]!.data, documents[i])) return undefined;
     return out;
   } catch (err) {
+    if (err === DIFFERS) return false;
     if (err instanceof OutOfReach) return undefined;
     throw err;
   }
@@ -84,14 +87,14 @@ function render(source: string, documents: readonly Record<string, unknown>[], f
 
 /**
  * The output, compared with the source as it is written: while they agree nothing is built, so a
- * file already in canonical form costs no copy of itself.
+ * file already in canonical form costs no copy of itself. Not building, it throws DIFFERS at the
+ * first difference.
  */
 class Writer {
   readonly #source: string;
   readonly #build: boolean;
   #pos = 0;
   #out: string | undefined;
-  #differs = false;
 
   constructor(source: string, build: boolean) {
     this.#source = source;
@@ -99,31 +102,37 @@ class Writer {
   }
 
   put(s: string): void {
-    if (this.#differs) return;
     if (this.#out === undefined) {
       if (this.#source.startsWith(s, this.#pos)) {
         this.#pos += s.length;
         return;
       }
-      if (!this.#build) {
-        // The rest is still rendered: where it cannot be, `yaml` decides, as for a rewrite.
-        this.#differs = true;
-        return;
-      }
+      if (!this.#build) throw DIFFERS;
       this.#out = this.#source.slice(0, this.#pos);
     }
     this.#out += s;
   }
 
-  /** The output; false when not building and it differs from the source. */
-  text(): string | false {
-    if (this.#differs) return false;
+  /** put(s) of a one-character `s` whose code is `code`: a comparison of one character, not of a string. */
+  putCode(code: number, s: string): void {
+    if (this.#out === undefined && this.#source.charCodeAt(this.#pos) === code) {
+      this.#pos++;
+      return;
+    }
+    this.put(s);
+  }
+
+  /** The output (not building, the source: the render reached its end without a difference). */
+  text(): string {
     return this.#out ?? (this.#pos === this.#source.length ? this.#source : this.#source.slice(0, this.#pos));
   }
 }
 
 /** Thrown while rendering where the fast form cannot be sure; never escapes formatSimpleManifestText. */
 class OutOfReach extends Error {}
+
+/** Thrown by a Writer that does not build, at the first difference (one instance: nothing to say but that). */
+const DIFFERS = new (class Differs extends Error {})();
 
 const giveUp = (): never => {
   throw new OutOfReach();
@@ -142,36 +151,16 @@ const CONTENT = 0;
  * or anything that may hold one (` #`).
  */
 function scanLayout(text: string): (string | typeof CONTENT)[] | undefined {
-  if (text.includes('\n\n') || text.charCodeAt(0) === 10 || ((text.includes(' \n') || text.endsWith(' ')) && BLANK_LINE.test(text))) return undefined;
-  // The usual file: comment lines on top, one document, no other comment.
-  if (!text.includes(' #') && !text.includes('\n#') && !text.includes('\n---') && !text.startsWith('---')) {
-    const layout: (string | typeof CONTENT)[] = [];
-    let pos = 0;
-    while (text.charCodeAt(pos) === 35 /* # */) {
-      let nl = text.indexOf('\n', pos);
-      if (nl === -1) nl = text.length;
-      layout.push(text.slice(pos, nl));
-      pos = nl + 1;
-    }
-    if (pos < text.length) layout.push(CONTENT);
-    return layout;
-  }
-  return scanLines(text);
-}
-
-/** A line of spaces only. */
-const BLANK_LINE = /(?:^|\n) +(?:\n|$)/;
-
-function scanLines(text: string): (string | typeof CONTENT)[] | undefined {
   const layout: (string | typeof CONTENT)[] = [];
   let top = true;
-  // The next ` #` in the text, searched for again only once passed.
-  let hash = text.indexOf(' #');
+  // The next `#` in the text, searched for again only once passed: a content line must not hold ` #`.
+  let hash = text.indexOf('#');
   for (let pos = 0; pos < text.length; ) {
     let nl = text.indexOf('\n', pos);
     if (nl === -1) nl = text.length;
+    if (nl === pos) return undefined;
     const c = text.charCodeAt(pos);
-    if (nl - pos === 3 && text.startsWith('---', pos)) {
+    if (nl - pos === 3 && c === 45 /* - */ && text.startsWith('---', pos)) {
       layout.push('---');
       top = true;
     } else if (c === 35 /* # */) {
@@ -181,8 +170,10 @@ function scanLines(text: string): (string | typeof CONTENT)[] | undefined {
       let i = pos;
       while (i < nl && text.charCodeAt(i) === 32) i++;
       if (i === nl) return undefined;
-      if (hash !== -1 && hash < pos) hash = text.indexOf(' #', pos);
-      if (hash !== -1 && hash < nl) return undefined;
+      while (hash !== -1 && hash < nl) {
+        if (hash > pos && text.charCodeAt(hash - 1) === 32) return undefined;
+        hash = text.indexOf('#', hash + 1);
+      }
       if (top) layout.push(CONTENT);
       top = false;
     }
@@ -195,16 +186,18 @@ function scanLines(text: string): (string | typeof CONTENT)[] | undefined {
 function emitDocument(data: Record<string, unknown>, flow: ReadonlySet<object>, w: Writer): void {
   const kind = data.kind;
   const root = typeof kind === 'string' ? documentSchema(kind) : undefined;
-  emitMap(data, root, root, '', '', flow, w);
+  emitMap(data, root, root, 0, flow, w);
 }
 
 /**
  * What the canonical order needs of one schema node, its `$ref` followed: its named properties
- * with their ranks, the schema of other keys, the schema of items. Computed once per node.
+ * with their ranks and schemas, the schema of other keys, the schema of items. Computed once per
+ * node.
  */
 interface SchemaView {
-  readonly props: Record<string, AnySchemaObject> | undefined;
   readonly rank: ReadonlyMap<string, number> | undefined;
+  /** Each named property's schema. */
+  readonly children: ReadonlyMap<string, AnySchemaObject> | undefined;
   readonly extra: AnySchemaObject | undefined;
   readonly items: AnySchemaObject | undefined;
 }
@@ -218,8 +211,8 @@ function viewOf(schemaNode: AnySchemaObject | undefined, root: AnySchemaObject |
     const schema = resolveSchemaRef(schemaNode, root);
     const props = schemaProperties(schema);
     view = {
-      props,
       rank: props && new Map(Object.keys(props).map((name, i) => [name, i])),
+      children: props && new Map(Object.entries(props)),
       extra: schemaExtraProperties(schema),
       items: schemaItems(schema),
     };
@@ -230,15 +223,24 @@ function viewOf(schemaNode: AnySchemaObject | undefined, root: AnySchemaObject |
 
 /** The schema of the value at `key` of a mapping (as orderKeys in canonical-form.ts). */
 const childSchema = (view: SchemaView | undefined, key: string): AnySchemaObject | undefined =>
-  view === undefined ? undefined : view.props && Object.hasOwn(view.props, key) ? view.props[key] : view.extra;
+  view === undefined ? undefined : (view.children?.get(key) ?? view.extra);
 
-/** A block mapping: the first key after `first`, the others after `indent`. */
+/** Indentations by width (`INDENTS[n]`: n spaces), so that no line's indentation is a new string. */
+const INDENTS: string[] = [''];
+const indentOf = (width: number): string => {
+  while (INDENTS.length <= width) INDENTS.push(' '.repeat(INDENTS.length));
+  return INDENTS[width]!;
+};
+
+/**
+ * A block mapping whose keys are indented by `indent` spaces; the first key's line is begun
+ * already (by the caller: its indentation, or a `- `).
+ */
 function emitMap(
   map: Record<string, unknown>,
   schemaNode: AnySchemaObject | undefined,
   root: AnySchemaObject | undefined,
-  indent: string,
-  first: string,
+  indent: number,
   flow: ReadonlySet<object>,
   w: Writer,
 ): void {
@@ -246,90 +248,116 @@ function emitMap(
   const keys = orderedKeys(map, view?.rank);
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
-    w.put(k === 0 ? first : indent);
+    if (k > 0) w.put(indentOf(indent));
     w.put(emitString(key, false));
-    w.put(':');
+    w.putCode(COLON, ':');
     emitValue(map[key], childSchema(view, key), root, indent, flow, w);
   }
 }
 
-/** A block sequence, its first item after `first`, the others after `indent`. */
+/** A block sequence whose dashes are indented by `indent` spaces; the first item's line is begun already. */
 function emitSeq(
   seq: readonly unknown[],
   schemaNode: AnySchemaObject | undefined,
   root: AnySchemaObject | undefined,
-  indent: string,
-  first: string,
+  indent: number,
   flow: ReadonlySet<object>,
   w: Writer,
 ): void {
   const items = viewOf(schemaNode, root)?.items;
-  const inner = `${indent}  `;
   for (let i = 0; i < seq.length; i++) {
     const item = seq[i];
-    const dash = `${i === 0 ? first : indent}- `;
+    if (i > 0) w.put(indentOf(indent));
+    w.put('- ');
     if (isBlock(item, flow)) {
-      if (Array.isArray(item)) emitSeq(item, items, root, inner, dash, flow, w);
-      else emitMap(item as Record<string, unknown>, items, root, inner, dash, flow, w);
+      if (Array.isArray(item)) emitSeq(item, items, root, indent + 2, flow, w);
+      else emitMap(item as Record<string, unknown>, items, root, indent + 2, flow, w);
     } else {
-      w.put(dash);
-      w.put(emitFlow(item, items, root, flow));
-      w.put('\n');
+      emitFlow(item, items, root, flow, w);
+      w.putCode(NEWLINE, '\n');
     }
   }
 }
 
-/** What follows `key:` in a block mapping: ` value` and the end of the line, or a deeper block. */
+/** What follows `key:` in a block mapping (its key at `indent`): ` value` and the end of the line, or a deeper block. */
 function emitValue(
   value: unknown,
   schemaNode: AnySchemaObject | undefined,
   root: AnySchemaObject | undefined,
-  indent: string,
+  indent: number,
   flow: ReadonlySet<object>,
   w: Writer,
 ): void {
   if (!isBlock(value, flow)) {
-    w.put(' ');
-    w.put(emitFlow(value, schemaNode, root, flow));
-    w.put('\n');
+    w.putCode(SPACE, ' ');
+    emitFlow(value, schemaNode, root, flow, w);
+    w.putCode(NEWLINE, '\n');
     return;
   }
-  const inner = `${indent}  `;
-  w.put('\n');
-  if (Array.isArray(value)) emitSeq(value, schemaNode, root, inner, inner, flow, w);
-  else emitMap(value as Record<string, unknown>, schemaNode, root, inner, inner, flow, w);
+  w.putCode(NEWLINE, '\n');
+  w.put(indentOf(indent + 2));
+  if (Array.isArray(value)) emitSeq(value, schemaNode, root, indent + 2, flow, w);
+  else emitMap(value as Record<string, unknown>, schemaNode, root, indent + 2, flow, w);
 }
+
+const SPACE = 32;
+const COLON = 58;
+const NEWLINE = 10;
 
 function isBlock(value: unknown, flow: ReadonlySet<object>): value is object {
   return typeof value === 'object' && value !== null && !flow.has(value);
 }
 
-/** A scalar, or a flow collection on one line: `{ a: 1 }` padded, `[a, b]` not (as Prettier writes them). */
-function emitFlow(value: unknown, schemaNode: AnySchemaObject | undefined, root: AnySchemaObject | undefined, flow: ReadonlySet<object>): string {
-  if (typeof value === 'string') return emitString(value, false);
-  if (typeof value === 'number') return Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : giveUp();
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value !== 'object' || value === null) return giveUp();
+/**
+ * A scalar, or a flow collection on one line: `{ a: 1 }` padded, `[a, b]` not (as Prettier writes
+ * them). Written piece by piece: compared with the source, a line in canonical form builds no string.
+ */
+function emitFlow(value: unknown, schemaNode: AnySchemaObject | undefined, root: AnySchemaObject | undefined, flow: ReadonlySet<object>, w: Writer): void {
+  if (typeof value === 'string') w.put(emitString(value, false));
+  else if (typeof value === 'number') w.put(Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : giveUp());
+  else if (typeof value === 'boolean') w.put(value ? 'true' : 'false');
+  else if (typeof value !== 'object' || value === null) giveUp();
+  else emitFlowCollection(value, schemaNode, root, flow, w);
+}
+
+function emitFlowCollection(
+  value: object,
+  schemaNode: AnySchemaObject | undefined,
+  root: AnySchemaObject | undefined,
+  flow: ReadonlySet<object>,
+  w: Writer,
+): void {
   const view = viewOf(schemaNode, root);
   if (Array.isArray(value)) {
     const items = view?.items;
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ', '}${emitFlowItem(value[i], items, root, flow)}`;
-    return `${out}]`;
+    w.putCode(91, '[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) w.put(', ');
+      emitFlowItem(value[i], items, root, flow, w);
+    }
+    w.putCode(93, ']');
+    return;
   }
   const map = value as Record<string, unknown>;
   const keys = orderedKeys(map, view?.rank);
-  if (keys.length === 0) return '{}';
-  let out = '{ ';
+  if (keys.length === 0) {
+    w.put('{}');
+    return;
+  }
+  w.put('{ ');
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
-    out += `${k === 0 ? '' : ', '}${emitString(key, true)}: ${emitFlowItem(map[key], childSchema(view, key), root, flow)}`;
+    if (k > 0) w.put(', ');
+    w.put(emitString(key, true));
+    w.put(': ');
+    emitFlowItem(map[key], childSchema(view, key), root, flow, w);
   }
-  return `${out} }`;
+  w.put(' }');
 }
 
-function emitFlowItem(value: unknown, schemaNode: AnySchemaObject | undefined, root: AnySchemaObject | undefined, flow: ReadonlySet<object>): string {
-  return typeof value === 'string' ? emitString(value, true) : emitFlow(value, schemaNode, root, flow);
+function emitFlowItem(value: unknown, schemaNode: AnySchemaObject | undefined, root: AnySchemaObject | undefined, flow: ReadonlySet<object>, w: Writer): void {
+  if (typeof value === 'string') w.put(emitString(value, true));
+  else emitFlow(value, schemaNode, root, flow, w);
 }
 
 /** The keys in schema order (a stable sort: keys the schema does not name keep their order, after). */

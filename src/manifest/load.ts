@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { extname, resolve, sep } from 'node:path';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -83,7 +83,10 @@ export interface CollectedFiles {
 /**
  * The manifest files under the given paths, sorted and without repeats. A folder contributes its
  * `*.yaml`/`*.yml` files at any depth, skipping hidden folders (`.git`, `.github`) and
- * `node_modules`; a file named explicitly is taken whatever its extension.
+ * `node_modules`; a file named explicitly is taken whatever its extension. The listing is
+ * synchronous, as the reads are (readManifestFile): a thread-pool round trip per folder left the
+ * process idle for most of the walk. A folder reached through no symbolic link has the real path
+ * of its parent and its name: only links and the paths given are resolved (`realpath`).
  */
 export async function collectManifestFiles(paths: readonly string[], cwd: string): Promise<CollectedFiles> {
   /** File → whether a folder listing showed it as a regular file. */
@@ -99,14 +102,14 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     files.set(file, regular);
   };
 
-  const walk = async (dir: string): Promise<number> => {
-    const real = await realpath(dir).catch(() => dir);
+  /** `real`: the folder's real path when known (reached through no link). */
+  const walk = (dir: string, real: string = realPathOr(dir)): number => {
     const known = visitedDirs.get(real);
     if (known !== undefined) return known;
     visitedDirs.set(real, 0);
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       diagnostics.push(createDiagnostic('error', 'MF007', { file: dir }, `cannot read folder: ${errnoText(err)}`));
       return 0;
@@ -116,20 +119,21 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const full = childPath(dir, entry.name);
+      const link = entry.isSymbolicLink();
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        const target = await stat(full).catch(() => undefined);
+      if (link) {
+        const target = statOr(full);
         isDir = target?.isDirectory() ?? false;
         isFile = target?.isFile() ?? false;
       }
       if (isDir) {
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-        count += await walk(full);
+        count += link ? walk(full) : walk(full, childPath(real, entry.name));
       } else if (isFile && isManifestFileName(entry.name)) {
         // A regular file in a folder whose real path is known needs no realpath call.
-        const realFile = entry.isSymbolicLink() ? await realpath(full).catch(() => full) : real === dir ? full : childPath(real, entry.name);
-        addFile(full, realFile, !entry.isSymbolicLink());
+        const realFile = link ? realPathOr(full) : real === dir ? full : childPath(real, entry.name);
+        addFile(full, realFile, !link);
         count++;
       }
     }
@@ -141,23 +145,41 @@ export async function collectManifestFiles(paths: readonly string[], cwd: string
     const full = resolve(cwd, p);
     let info;
     try {
-      info = await stat(full);
+      info = statSync(full);
     } catch (err) {
       diagnostics.push(createDiagnostic('error', 'MF007', { file: full }, `cannot read ${p}: ${errnoText(err)}`));
       continue;
     }
     if (info.isDirectory()) {
-      const found = await walk(full);
+      const found = walk(full);
       if (found === 0) {
         diagnostics.push(
           createDiagnostic('error', 'MF006', { file: full, line: 1, col: 1 }, `no *.yaml or *.yml files under ${p}`, { hint: 'check the path' }),
         );
       }
     } else {
-      addFile(full, await realpath(full).catch(() => full), false);
+      addFile(full, realPathOr(full), false);
     }
   }
   return { files: [...files.keys()].sort(), regular: files, diagnostics };
+}
+
+/** The real path of `path` (as `fs.promises.realpath` gives it), or `path` when it cannot be had. */
+function realPathOr(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+/** What `path` leads to, or undefined when it leads nowhere. */
+function statOr(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `join(dir, name)` for a normalised folder path and a name from its listing, without normalising again. */

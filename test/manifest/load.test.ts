@@ -82,6 +82,17 @@ describe('loading files and folders', () => {
     expect(set.manifests).toHaveLength(1);
   });
 
+  it('reads a file once when a link inside a folder leads to a folder listed beside it, at any depth', async () => {
+    const dir = testdir({ 'm/a.yaml': TASK('A'), 'other/deep/b.yaml': TASK('B'), 'other/c.yaml': TASK('C') });
+    symlinkSync(join(dir, 'other'), join(dir, 'm', 'link'));
+    symlinkSync(join(dir, 'other', 'deep'), join(dir, 'm', 'deeplink'));
+    const set = await loadManifests(['m', 'other'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    // Each file by the first path that reached it (the folders are walked in name order).
+    expect(set.files).toEqual([join(dir, 'm/a.yaml'), join(dir, 'm/deeplink/b.yaml'), join(dir, 'm/link/c.yaml')]);
+    expect(set.manifests.map((m) => m.name).sort()).toEqual(['A', 'B', 'C']);
+  });
+
   it('reads multi-document files and ignores empty documents between separators', async () => {
     const text = `---\n${TASK('One')}---\n---\n${TASK('Two')}...\n`;
     const dir = testdir({ 'multi.yaml': text });
