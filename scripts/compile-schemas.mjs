@@ -7,6 +7,8 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/2020.js';
 
 const schemas = await import('../dist/manifest/schemas.js');
+// Loaded by schemas.js itself only where there are no compiled validators yet (a first build).
+await schemas.loadAjv();
 const ajv = schemas.createAjv(true);
 // Formats (`plan.schema.json`'s date-time): ajv-formats' own, as addFormats gives them at run time.
 ajv.opts.code.formats = _`require("ajv-formats/dist/formats").fullFormats`;

@@ -189,6 +189,10 @@ describe('the layers of docs/architecture.md', () => {
       'app/snapshot.ts',
       'app/validate.ts',
       'snapshot/export-pass.ts',
+      // Measured (issue 29): the plan renderers (the diff library) out of apply --format json, and
+      // ajv's compiler out of every command run from a build, which has the validators compiled.
+      'cli/commands/plan.ts',
+      'manifest/schemas.ts',
     ]);
     const found = sourceFiles(SRC)
       .filter((file) => /\bimport\(\s*['"]/.test(readFileSync(file, 'utf8')))

@@ -1,5 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { suggestName } from '../manifest/suggest.js';
+import { PROFILES } from './profiles.js';
+import type { Profile } from './profiles.js';
 
 /**
  * One switch of the register `docs/server-variants.md`: a point the API references leave open,
@@ -276,9 +278,8 @@ export type Variants = { readonly [K in VariantName]: (typeof VARIANT_SWITCHES)[
 
 export const VARIANT_NAMES = Object.keys(VARIANT_SWITCHES) as VariantName[];
 
-/** The named sets of `--profile`. */
-export const PROFILES = ['current', 'legacy', 'divergent'] as const;
-export type Profile = (typeof PROFILES)[number];
+export { PROFILES } from './profiles.js';
+export type { Profile } from './profiles.js';
 
 /**
  * What a named set fixes besides the switches: details of one release that no register row

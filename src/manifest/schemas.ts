@@ -3,9 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire as requireFrom } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { MANIFEST_KINDS } from '../vocabulary.js';
 import type { ManifestKind } from './types.js';
 import { MEANINGS_KEYWORD, readValueVocabulary, resolveRef } from './value-words.js';
@@ -78,6 +76,21 @@ export function readSchema(file: string): AnySchemaObject {
   return JSON.parse(readFileSync(join(findSchemasDir(), file), 'utf8')) as AnySchemaObject;
 }
 
+/**
+ * ajv's compiler and ajv-formats, which the build's validators (PRECOMPILED_FILE) do not need:
+ * loaded as this module loads only where those are missing (tests from src/, the Action's
+ * bundle), else by `loadAjv`. Loading them cost each validate, plan and apply ~100 ms of CPU at
+ * start, for validators it then took from the build (measured: issue 29).
+ */
+let compiler: { readonly Ajv2020: typeof Ajv2020; readonly addFormats: (ajv: Ajv2020) => void } | undefined;
+
+/** Load ajv for `createAjv` and `getAjv` (the build's script, which compiles the validators). */
+export async function loadAjv(): Promise<void> {
+  if (compiler !== undefined) return;
+  const [{ Ajv2020: ajvClass }, formats] = await Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]);
+  compiler = { Ajv2020: ajvClass, addFormats: (instance) => void formats.default.default(instance) };
+}
+
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
 const parsedSchemas = new Map<string, AnySchemaObject>();
@@ -101,7 +114,8 @@ export function getAjv(): Ajv2020 {
  * for `scripts/compile-schemas.mjs`, which writes them out at build time (PRECOMPILED_FILE).
  */
 export function createAjv(source: boolean): Ajv2020 {
-  const instance = new Ajv2020({
+  if (compiler === undefined) throw new Error('bug: ajv is not loaded (the build has validators for every schema it runs; loadAjv loads it)');
+  const instance = new compiler.Ajv2020({
     allErrors: true,
     verbose: true,
     strict: true,
@@ -122,7 +136,7 @@ export function createAjv(source: boolean): Ajv2020 {
       },
     },
   });
-  addFormats.default(instance);
+  compiler.addFormats(instance);
   instance.addVocabulary(ANNOTATION_KEYWORDS);
   for (const file of [KINDS_SCHEMA_FILE, ...Object.values(SCHEMA_FILES), POLICY_SCHEMA_FILE, PATCH_SCHEMA_FILE]) instance.addSchema(parsedSchema(file), file);
   return instance;
@@ -152,11 +166,19 @@ let precompiled: Readonly<Record<string, ValidateFunction>> | null | undefined;
  */
 function readPrecompiled(): Readonly<Record<string, ValidateFunction>> | null {
   if (precompiled !== undefined) return precompiled;
-  const url = new URL(`./${PRECOMPILED_FILE}`, import.meta.url);
-  if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return (precompiled = null);
-  const table = requireFrom(import.meta.url)(fileURLToPath(url)) as Record<string, ValidateFunction>;
+  const path = precompiledPath();
+  if (path === undefined) return (precompiled = null);
+  const table = requireFrom(import.meta.url)(path) as Record<string, ValidateFunction>;
   return (precompiled = Object.fromEntries(PRECOMPILED_SCHEMA_FILES.map((file, i) => [file, table[`v${i}`]!])));
 }
+
+/** The build's validators file beside this module, if there is one. */
+function precompiledPath(): string | undefined {
+  const url = new URL(`./${PRECOMPILED_FILE}`, import.meta.url);
+  return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? fileURLToPath(url) : undefined;
+}
+
+if (precompiledPath() === undefined) await loadAjv();
 
 /** The compiled validator of a kind (compiled on first use, then cached). */
 export function getValidator(kind: ManifestKind): ValidateFunction {

@@ -7,9 +7,11 @@
  * configuration at TAB time: the script asks the program (`mftops __environments`).
  */
 
-/** The shells a script is written for. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
+import { ENVIRONMENTS_COMMAND } from './completion-words.js';
+import type { Shell } from './completion-words.js';
+
+export { ENVIRONMENTS_COMMAND, SHELLS } from './completion-words.js';
+export type { Shell } from './completion-words.js';
 
 /** A command of the program (the program itself at the root), as completion needs it. */
 export interface CompletionCommand {
@@ -34,9 +36,6 @@ export interface CompletionOption {
 
 /** Values to complete: a fixed list, or `environments`, asked of the program at TAB time. */
 export type CompletionValues = readonly string[] | 'environments';
-
-/** The hidden command the scripts run for the environments: one name a line, nothing on any error. */
-export const ENVIRONMENTS_COMMAND = '__environments';
 
 export function renderCompletion(shell: Shell, program: CompletionCommand): string {
   switch (shell) {
