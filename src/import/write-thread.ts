@@ -30,17 +30,18 @@ export interface WriteThread {
 const WRITER_CODE = `
 const { parentPort } = require('node:worker_threads');
 const { writeFileSync } = require('node:fs');
-parentPort.on('message', (items) => {
-  for (let i = 0; i < items.length; i++) {
+parentPort.on('message', ({ paths, lengths, bytes }) => {
+  const all = new Uint8Array(bytes);
+  for (let i = 0, at = 0; i < paths.length; at += lengths[i], i++) {
     try {
-      writeFileSync(items[i][0], items[i][1], { flag: 'wx' });
+      writeFileSync(paths[i], all.subarray(at, at + lengths[i]), { flag: 'wx' });
     } catch (err) {
       const e = err ?? {};
       parentPort.postMessage({ at: i, error: { message: String(e.message), code: e.code, syscall: e.syscall, errno: e.errno, path: e.path } });
       return;
     }
   }
-  parentPort.postMessage({ at: items.length });
+  parentPort.postMessage({ at: paths.length });
 });
 `;
 
@@ -78,7 +79,13 @@ export function openWriteThread(): WriteThread {
       if (closed) throw new Error('bug: a write after the writer thread was closed');
       worker ??= start();
       pending.push(done);
-      worker.postMessage(items);
+      // The texts as UTF-8 in one buffer of its own, moved to the thread, not copied (cloning the
+      // strings was 0.2 s of the main thread for 13,000 files under load, profiled).
+      const lengths = items.map(([, text]) => Buffer.byteLength(text));
+      const bytes = Buffer.allocUnsafeSlow(lengths.reduce((a, b) => a + b, 0));
+      let at = 0;
+      for (const [, text] of items) at += bytes.write(text, at);
+      worker.postMessage({ paths: items.map(([path]) => path), lengths, bytes: bytes.buffer }, [bytes.buffer]);
     },
     close() {
       closed = true;
