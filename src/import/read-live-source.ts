@@ -15,8 +15,11 @@ export interface ReadImportSourceInput {
   readonly origin: string;
   readonly parallelism?: number;
   readonly progress?: ProgressCallback;
-  /** Called with each selected kind's part as soon as it is read (import drafts and stages it while the rest is read). */
-  readonly onPart?: (kind: ImportKind, part: Partial<ImportSource>) => void;
+  /**
+   * Called with each selected kind's part as soon as it is read (import drafts and stages it
+   * while the rest is read); the source is returned once every promise it returned has settled.
+   */
+  readonly onPart?: (kind: ImportKind, part: Partial<ImportSource>) => Promise<void> | void;
 }
 
 /**
@@ -49,8 +52,8 @@ export async function readImportSource(input: ReadImportSourceInput): Promise<Im
       const { onPart } = input;
       return onPart === undefined
         ? read
-        : read.then((part) => {
-            onPart(kind, part);
+        : read.then(async (part) => {
+            await onPart(kind, part);
             return part;
           });
     }),

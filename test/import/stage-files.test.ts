@@ -144,6 +144,19 @@ describe('writeStagedImportFiles and Ctrl-C', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
+  it('says which file could not be written, with the system error, and leaves nothing when a write fails mid-way', async () => {
+    // The same file twice: the second creation fails (files are created with wx, never replaced).
+    const out = join(testdir({}), 'manifests');
+    const files = planImportFiles(
+      Array.from({ length: 300 }, (_, i) => manifest('Task', `n${i}`)),
+      out,
+    );
+    await expect(writeStagedImportFiles([...files, files[200]!, ...files.slice(0, 10)], out, { force: false })).rejects.toThrow(
+      `cannot write ${files[200]!.path}; nothing was written (EEXIST)`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('keeps a write failure for finish: files added later are not written, and nothing is left', async () => {
     // The output folder is a file: staging cannot start; the failure is said by finish, naming the first file.
     const root = testdir({ manifests: 'a file\n' });

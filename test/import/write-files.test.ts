@@ -3,7 +3,8 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
-import { planImportFiles, renderManifestFile, safeFileStem, writeImportFiles } from '../../src/import/write-files.js';
+import fc from 'fast-check';
+import { createPathPlanner, planImportFiles, planImportPaths, renderManifestFile, safeFileStem, writeImportFiles } from '../../src/import/write-files.js';
 import { findSchemasDir } from '../../src/manifest/schemas.js';
 import { testdir } from '../helpers/testdir.js';
 
@@ -12,6 +13,36 @@ function manifest(kind: ImportKind, name: string, spec: Record<string, unknown> 
 }
 
 describe('file names', () => {
+  it('are, whole or planned in parts, the paths join and relative give (the plain way the planner replaced)', () => {
+    const folders: Record<string, string> = { Task: 'tasks', ResourceGroupAcl: 'access', FolderPermissions: 'folders' };
+    const plain = (ms: readonly ImportedManifest[], out: string) => {
+      const taken = new Set<string>();
+      return ms.map((m) => {
+        const stem = safeFileStem(m.kind === 'FolderPermissions' ? m.name.replace(/^\/+/, '') || 'root' : m.name, m.kind);
+        let relPath = `${folders[m.kind]!}/${stem}.yaml`;
+        for (let n = 2; taken.has(relPath); n++) relPath = `${folders[m.kind]!}/${stem}-${n}.yaml`;
+        taken.add(relPath);
+        const path = join(out, ...relPath.split('/'));
+        expect(relative(out, path).startsWith('..')).toBe(false);
+        return { relPath, path };
+      });
+    };
+    const out = testdir({});
+    const kind = fc.constantFrom<ImportKind>('Task', 'ResourceGroupAcl', 'FolderPermissions');
+    const name = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a', 'A', 'a!', '/a', '/', '..', 'con'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(kind, name), { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), (objects, part) => {
+        const ms = objects.map(([k, n]) => manifest(k, n));
+        const expected = plain(ms, out);
+        expect(planImportPaths(ms, out).map((p) => ({ relPath: p.relPath, path: p.path }))).toEqual(expected);
+        const planner = createPathPlanner(out);
+        const inParts = [];
+        for (let i = 0; i < ms.length; i += part) inParts.push(...planner(ms.slice(i, i + part)));
+        expect(inParts.map((p) => ({ relPath: p.relPath, path: p.path }))).toEqual(expected);
+      }),
+    );
+  });
+
   it('keep hostile names inside the output folder: no traversal, no separators, no device names', () => {
     const names = ['../x', '..\\..\\evil', '/etc/passwd', 'C:\\Windows\\system32', 'a/../../b', 'CON', 'nul', '.', '..', 'x\u0000y', 'line\nbreak'];
     const out = testdir({});
