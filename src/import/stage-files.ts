@@ -51,7 +51,7 @@ export interface StageOptions {
  *   when nothing was staged early.
  */
 export interface ImportStage {
-  /** Queues files to stage; each is rendered just before its write. */
+  /** Queues files to stage; each is rendered just before its write. Ignored once `discard` was called. */
   add(files: readonly StagedFile[]): void;
   /** Once every added file is staged: moves them all into place (`written`), or removes them (`interrupted`, or the first failure thrown). */
   finish(): Promise<StageOutcome>;
@@ -176,6 +176,9 @@ export function openImportStage(outDir: string, options: StageOptions): ImportSt
 
   return {
     add(files) {
+      // A stage being discarded (a read failed, or a signal) takes no more: the drafter of the
+      // kinds already read may still be finishing its part.
+      if (stopped) return;
       if (ended) throw new Error('bug: files added to an import stage that has ended');
       for (const file of files) {
         // From `relPath` (a join per file; `relative` resolved both paths of each, 0.2 s of 13,000 files, profiled).

@@ -144,6 +144,19 @@ describe('writeStagedImportFiles and Ctrl-C', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
+  it('takes no more files once discarded: drafting that was still under way when a read failed writes nothing and fails nothing', async () => {
+    const root = testdir({});
+    const out = join(root, 'manifests');
+    const stage = openImportStage(out, { force: false });
+    stage.add(planImportFiles([manifest('Task', 'first')], out));
+    const discarding = stage.discard();
+    // The drafter's next part, staged while the discard was under way and after it ended.
+    expect(() => stage.add(planImportFiles([manifest('Task', 'second')], out))).not.toThrow();
+    await discarding;
+    expect(() => stage.add(planImportFiles([manifest('Task', 'third')], out))).not.toThrow();
+    expect(readdirSync(root)).toEqual([]);
+  });
+
   it('says which file could not be written, with the system error, and leaves nothing when a write fails mid-way', async () => {
     // The same file twice: the second creation fails (files are created with wx, never replaced).
     const out = join(testdir({}), 'manifests');
