@@ -275,7 +275,9 @@ function getTask(c: Ctx, p: Params): ApiResponse {
 }
 
 function nameTaken(c: Ctx, name: string, exceptId?: string): boolean {
-  return c.a.tasks.some((t) => t.ID !== exceptId && sameName(t.Name, name));
+  // sameName's comparison with the name lowered once: every create scans every task.
+  const wanted = name.toLowerCase();
+  return c.a.tasks.some((t) => t.ID !== exceptId && typeof t.Name === 'string' && t.Name.toLowerCase() === wanted);
 }
 
 /** The answer to a task write in the `automation.taskAnswer` reading: the task, `{ID}` or no body (a PUT then answers 204). */
