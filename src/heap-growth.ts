@@ -11,10 +11,10 @@ export const HEAP_GROWING_PERCENT = 20;
 /**
  * Make this process collect garbage before its heap outgrows what it keeps by more than
  * `HEAP_GROWING_PERCENT`. Process-wide, so only the CLI's own process calls it (never the
- * library, a test runner or the Action's host); a value given to node itself (its arguments or
- * NODE_OPTIONS) is kept.
+ * library, a test runner or the Action's host); a value given to node itself is kept (in its
+ * arguments: node refuses this flag in NODE_OPTIONS).
  */
-export function limitHeapGrowth(nodeArgs: readonly string[] = [...process.execArgv, process.env['NODE_OPTIONS'] ?? '']): void {
+export function limitHeapGrowth(nodeArgs: readonly string[] = process.execArgv): void {
   if (nodeArgs.some((a) => /heap[-_]growing[-_]percent/.test(a))) return;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

@@ -13,9 +13,9 @@ describe('limitHeapGrowth', () => {
     expect(HEAP_GROWING_PERCENT).toBeGreaterThan(0);
   });
 
-  it('keeps a growth the user gave node itself, in its arguments or NODE_OPTIONS', () => {
+  it("keeps a growth the user gave node itself, in either of V8's spellings", () => {
     limitHeapGrowth(['--heap-growing-percent=50']);
-    limitHeapGrowth(['--max-old-space-size=4096 --heap_growing_percent=80']);
+    limitHeapGrowth(['--max-old-space-size=4096', '--heap_growing_percent=80']);
     expect(setFlagsFromString).not.toHaveBeenCalled();
   });
 });
