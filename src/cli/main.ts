@@ -12,7 +12,7 @@ import type { PlanCommandOptions } from './commands/plan.js';
 import type { ImportCommandOptions } from './commands/import.js';
 import type { ServiceName } from '../vocabulary.js';
 import { installCrashGuard } from '../app/crash-guard.js';
-import { limitHeapGrowth } from '../heap-growth.js';
+import { allowHeapGrowthLimit } from '../heap-growth.js';
 import { withDefined } from '../with-defined.js';
 
 /**
@@ -54,7 +54,7 @@ export async function main(argv: readonly string[], io?: CommandIo): Promise<voi
   };
   if (io === undefined) {
     installCrashGuard({ report: (err) => report(err, true) });
-    limitHeapGrowth();
+    allowHeapGrowthLimit();
   }
   try {
     await program.parseAsync([...argv]);

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { extname, resolve, sep } from 'node:path';
+import { noteInputBytes } from '../heap-growth.js';
 import { createDiagnostic, sortDiagnostics } from './diagnostics.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DEFAULT_PARSE_LIMITS, checkFileSize, decodeManifestText, formatBytes, parseManifestFile } from './parse.js';
@@ -54,6 +55,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   let sum = 0;
   const crossing = sizes.findIndex((size) => (sum += size) > limits.maxTotalBytes);
   if (crossing >= 0) return nothingLoaded(totalTooLarge(files, crossing, sum, limits.maxTotalBytes));
+  noteInputBytes(sum);
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
