@@ -19,9 +19,14 @@ const BUNDLED_WORKER = typeof MFTOPS_POLICY_WORKER === 'string' ? MFTOPS_POLICY_
  * than it has expressions that ran over (cutting the rest at the next check of the expression that
  * ran over started a worker per object, minutes for 13,000 objects and two policies). Where the
  * worker script does not exist and is not bundled (the sources under a test runner) it evaluates
- * in this thread, with no budget.
+ * in this thread, with no budget. A worker that does not hold its checks within `startDeadlineMs`
+ * ends the run's checks: each left is an error saying so (no wait without a deadline).
  */
-export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS, startWorker?: () => Worker): RunPolicyChecks {
+export function createPolicyRunner(
+  budgetMs: number = EVALUATION_BUDGET_MS,
+  startWorker?: () => Worker,
+  startDeadlineMs: number = WORKER_START_DEADLINE_MS,
+): RunPolicyChecks {
   if (startWorker === undefined && BUNDLED_WORKER === undefined && !existsSync(fileURLToPath(WORKER))) return runChecksInThread;
   const start = startWorker ?? startPolicyWorker;
   const overran = new Set<string>();
@@ -43,12 +48,18 @@ export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS, star
         batch.map((i) => checks[i]!),
         budgetMs,
         start,
+        startDeadlineMs,
       );
       got.outcomes.forEach((outcome, k) => {
         outcomes[batch[k]!] = outcome;
       });
       const stopped = batch[got.outcomes.length];
       if (stopped === undefined) break;
+      if (got.notStarted !== undefined) {
+        // A worker that did not start says nothing of the expressions: none is judged, none waits for another.
+        for (const i of batch) outcomes[i] = { ok: false, reason: got.notStarted };
+        break;
+      }
       overran.add(checks[stopped]!.expression);
       outcomes[stopped] = { ok: false, reason: got.failure ?? `the evaluation ran over its time budget of ${budgetMs} ms and was stopped` };
       pending = batch.slice(got.outcomes.length + 1);
@@ -56,6 +67,13 @@ export function createPolicyRunner(budgetMs: number = EVALUATION_BUDGET_MS, star
     return outcomes;
   };
 }
+
+/**
+ * How long a policy worker may take from its start until it holds the checks: far past a start-up
+ * on a loaded machine (tens of milliseconds, seconds at worst), so that only a worker that will
+ * never answer reaches it.
+ */
+export const WORKER_START_DEADLINE_MS = 30_000;
 
 /** A policy worker: the built script beside this module, or the bundled code in the Action. */
 function startPolicyWorker(): Worker {
@@ -70,7 +88,12 @@ function startPolicyWorker(): Worker {
  * elsewhere is judged one turn later, once the outcomes the worker already sent are read: a
  * blocked or descheduled main thread fires its timers before it reads its messages.
  */
-function runInWorker(checks: readonly PolicyCheck[], budgetMs: number, startWorker: () => Worker): Promise<{ outcomes: Outcome[]; failure?: string }> {
+function runInWorker(
+  checks: readonly PolicyCheck[],
+  budgetMs: number,
+  startWorker: () => Worker,
+  startDeadlineMs: number,
+): Promise<{ outcomes: Outcome[]; failure?: string; notStarted?: string }> {
   return new Promise((resolve) => {
     const outcomes: Outcome[] = [];
     const worker = startWorker();
@@ -82,9 +105,18 @@ function runInWorker(checks: readonly PolicyCheck[], budgetMs: number, startWork
       if (done) return;
       done = true;
       clearTimeout(timer);
+      clearTimeout(starting);
       void worker.terminate();
       resolve(failure === undefined ? { outcomes } : { outcomes, failure });
     };
+    // Until it holds the checks, the worker's own deadline: a start-up that hangs ends the run's checks, not the run.
+    const starting = setTimeout(() => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve({ outcomes, notStarted: `the policy evaluator did not start within ${startDeadlineMs / 1000} s` });
+    }, startDeadlineMs);
     const expire = (): void => {
       progressed = false;
       setImmediate(() => {
@@ -102,7 +134,10 @@ function runInWorker(checks: readonly PolicyCheck[], budgetMs: number, startWork
         worker.postMessage(checks);
         return;
       }
-      if (message === 'received') return arm();
+      if (message === 'received') {
+        clearTimeout(starting);
+        return arm();
+      }
       outcomes.push(message.outcome);
       if (outcomes.length === checks.length) finish();
       else arm();

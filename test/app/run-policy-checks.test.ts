@@ -53,6 +53,18 @@ describe('the policy runner', () => {
     expect(workers.started()).toBe(2);
   }, 60_000);
 
+  it('a worker that never starts ends the checks at its start-up deadline, each an error saying so, with no second worker', async () => {
+    let started = 0;
+    const silent = () => {
+      started++;
+      // Never says 'ready': a start-up that hangs (here, a thread that waits forever).
+      return new Worker('setInterval(() => {}, 1000);', { eval: true });
+    };
+    const outcomes = await createPolicyRunner(100, silent, 300)([check('fast'), check('other'), check('fast')]);
+    expect(outcomes).toEqual(Array.from({ length: 3 }, () => ({ ok: false, reason: 'the policy evaluator did not start within 0.3 s' })));
+    expect(started).toBe(1);
+  }, 20_000);
+
   it('an outcome the worker sent while this thread was blocked past the budget is read, not judged over the budget', async () => {
     const workers = countingWorkers();
     const started = new SharedArrayBuffer(4);
