@@ -5,7 +5,7 @@ import { withDefined } from '../with-defined.js';
 import type { PlannedPath } from './write-files.js';
 import { placeWithoutReplacing } from './write-files.js';
 import { openWriteThread } from './write-thread.js';
-import type { WriteItem } from './write-thread.js';
+import type { WriteItem, WriteThread } from './write-thread.js';
 
 /** A file to stage: where it goes, and its text, rendered just before it is written (`planImportPaths`). */
 export type StagedFile = Pick<PlannedPath, 'relPath' | 'path' | 'render'>;
@@ -28,6 +28,8 @@ export interface StageOptions {
    * disk). Default 60 s.
    */
   readonly stallMs?: number;
+  /** The writer thread (default `openWriteThread`; tests give one whose disk stalls). */
+  readonly openWriter?: () => WriteThread;
 }
 
 /**
@@ -89,7 +91,7 @@ export function openImportStage(outDir: string, options: StageOptions): ImportSt
   let lastStarted: StagedFile | undefined;
   const waiters: (() => void)[] = [];
   let stall: NodeJS.Timeout | undefined;
-  const writer = openWriteThread();
+  const writer = (options.openWriter ?? openWriteThread)();
 
   const halted = (): boolean => failure !== undefined || stopped || options.signal?.aborted === true;
   const settledNow = (): boolean => failure?.kind === 'stall' || (inFlight === 0 && (halted() || next === entries.length));

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { ImportedManifest, ImportKind } from '../../src/import/model.js';
 import { openImportStage, writeStagedImportFiles } from '../../src/import/stage-files.js';
 import { planImportFiles as planFiles } from '../../src/import/write-files.js';
+import { openWriteThread } from '../../src/import/write-thread.js';
+import type { WriteThread } from '../../src/import/write-thread.js';
 import { testdir } from '../helpers/testdir.js';
 
 function manifest(kind: ImportKind, name: string): ImportedManifest {
@@ -180,5 +182,44 @@ describe('writeStagedImportFiles and Ctrl-C', () => {
     stage.add(files.slice(1));
     await expect(stage.finish()).rejects.toThrow(/cannot write .*tasks.a\.yaml; nothing was written/);
     expect(tree(root)).toEqual(['manifests']);
+  });
+});
+
+describe('an import stage on a disk that stalls', () => {
+  /** The real writer thread, each batch answered `delayMs` late, or never (a disk that hangs). */
+  const slowWriter = (delayMs: number | 'never') => (): WriteThread => {
+    const real = openWriteThread();
+    return {
+      write: (items, done) =>
+        real.write(items, (err, at) => {
+          if (delayMs !== 'never') setTimeout(() => done(err, at), delayMs);
+        }),
+      close: () => real.close(),
+    };
+  };
+  const manyFiles = (out: string, count: number) =>
+    planImportFiles(
+      Array.from({ length: count }, (_, i) => manifest('Task', `t${i}`)),
+      out,
+    );
+
+  it('gives up at the stall deadline with one line, placing nothing', async () => {
+    const out = testdir({});
+    const stage = openImportStage(out, { force: false, stallMs: 1000, openWriter: slowWriter('never') });
+    stage.add(manyFiles(out, 200));
+    await expect(stage.finish()).rejects.toThrow(
+      /^cannot write .*t\d+\.yaml: the disk finished no write in 1 s; nothing was written \(the hidden folder .*\.mftops-import-\w+ may be left behind\)$/,
+    );
+    expect(tree(out).filter((p) => !p.startsWith('.mftops-import-'))).toEqual([]);
+  });
+
+  it('waits for a slow disk that finishes each batch within the deadline, however long the whole takes', { timeout: 30_000 }, async () => {
+    const out = testdir({});
+    // Eight batches of 64, two at a time, each answered a third of the deadline late (the rest is
+    // slack for the thread's start on a loaded machine): more than the deadline in all.
+    const stage = openImportStage(out, { force: false, stallMs: 3000, openWriter: slowWriter(1000) });
+    stage.add(manyFiles(out, 512));
+    expect(await stage.finish()).toBe('written');
+    expect(tree(join(out, 'tasks'))).toHaveLength(512);
   });
 });
