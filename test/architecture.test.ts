@@ -55,7 +55,7 @@ const area = (path: string): string =>
 const show = (e: Edge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
 
 /** Packages and modules that do I/O: the pure core may not load them. */
-const IO = /^(node:(fs|net|http|https|http2|child_process|dgram|tls|readline)(\/.*)?|fs|net|http|https|undici)$/;
+const IO = /^(node:(fs|net|http|https|http2|child_process|dgram|tls|readline)(\/.*)?|fs|net|http|https|undici(\/.*)?)$/;
 
 /** Modules of an I/O area that are plain data (types and pure helpers), which any layer may read. */
 const DATA_MODULES = new Set([
@@ -199,6 +199,12 @@ describe('the layers of docs/architecture.md', () => {
       .map((file) => relative(SRC, file).split('\\').join('/'))
       .filter((file) => area(file) !== 'emulator');
     expect(found.filter((file) => !lazy.has(file))).toEqual([]);
+  });
+
+  it('undici is loaded by src/services/undici-parts.ts alone, file by file: its index loads all of it (issue 29: ~100 ms of every start)', () => {
+    const runtime = EDGES.filter((e) => !e.typeOnly && /^undici(\/|$)/.test(e.to));
+    expect(runtime.filter((e) => e.from !== 'services/undici-parts.ts' || e.to === 'undici').map(show)).toEqual([]);
+    expect(runtime.length).toBeGreaterThan(0);
   });
 
   it('the emulator takes from product code only the shared error type, the XML entity decoder and the name suggester', () => {

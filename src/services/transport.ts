@@ -3,7 +3,6 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, errors } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConfigError, isMftopsError, systemError } from '../errors.js';
@@ -17,6 +16,7 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import { computeRetryDelay, isThrottleStatus, parseRetryAfter, resolveRetryPolicy, retriesStatus, retriesTransientFailures } from './retry.js';
 import type { RetryClass, RetryOptions, RetryPolicy } from './retry.js';
 import { readUserAgent } from './version.js';
+import { Agent, EnvHttpProxyAgent, errors, requestWith } from './undici-parts.js';
 
 /** How much of a streamed download is gathered before one write to the file. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -474,7 +474,7 @@ export class Transport {
     const started = this.#now();
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.#dispatcher.request({
+      res = await requestWith(this.#dispatcher, {
         origin: this.origin,
         path: withQuery(req.path, req.query),
         method: req.method,
