@@ -10,6 +10,9 @@ import apiRequest from 'undici/lib/api/api-request.js';
  * against 63-71 ms for these files (5 cold `node -e` each, a loaded 2-core machine; issue 29),
  * paid by every command that opens a client before its first request. They are the files the
  * index loads, so the classes are the package's own (`instanceof` against its exports holds).
+ * These paths are not undici's public interface, so package.json pins undici to the exact version
+ * they were checked against (an install from npm then gets that version, not a later 7.x that may
+ * have moved them); test/services/undici-parts.test.ts fails when an update moves them.
  */
 export const Agent = agent;
 export const EnvHttpProxyAgent = envHttpProxyAgent;
