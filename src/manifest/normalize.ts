@@ -2,6 +2,7 @@ import type { AnySchemaObject } from 'ajv/dist/2020.js';
 import { parseSecretRef } from '../secret.js';
 import { WEEK_DAYS, canonicalDayName } from '../vocabulary.js';
 import { isRecord } from '../is-record.js';
+import { createRecord } from '../sized-record.js';
 import { isFlagSchema, resolveRef } from './value-words.js';
 
 /**
@@ -75,18 +76,19 @@ function walk(data: unknown, plan: NodePlan, depth: number): unknown {
   }
   const record = data as Record<string, unknown>;
   if (plan.parameters) return normalizeParameters(record);
-  const out: Record<string, unknown> = {};
+  const keys: string[] = [];
+  const values: unknown[] = [];
   const properties = plan.properties;
   // `for…in` with an own-property check visits what Object.keys lists, in its order, without
   // making an array of keys per object.
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     const child = properties.get(key);
-    const value = child === undefined ? record[key] : walk(record[key], child, depth + 1);
-    if (key === '__proto__') setOwn(out, key, value);
-    else out[key] = value;
+    keys.push(key);
+    values.push(child === undefined ? record[key] : walk(record[key], child, depth + 1));
   }
-  return out;
+  // Kept as long as the manifests are: each mapping sized to its keys.
+  return createRecord(keys, values);
 }
 
 function normalizeParameters(data: Record<string, unknown>): Record<string, { value: string; secret: boolean }> {
