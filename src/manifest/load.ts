@@ -54,13 +54,14 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const sizes = files.map((file) => sizeToRead(file, limits.maxFileBytes));
   let sum = 0;
   const crossing = sizes.findIndex((size) => (sum += size) > limits.maxTotalBytes);
-  if (crossing >= 0) return nothingLoaded(totalTooLarge(files, crossing, sum, limits.maxTotalBytes));
+  const configured = options.environment !== undefined;
+  if (crossing >= 0) return nothingLoaded(totalTooLarge(files, crossing, sum, limits.maxTotalBytes, configured));
   noteInputBytes(sum);
   const parsed: ParsedFile[] = [];
   let total = 0;
   for (let i = 0; i < files.length; i++) {
     const read = readManifestFile(files[i]!, limits, regular.get(files[i]!) === true, limits.maxTotalBytes - total, options.onFile, options.diagnosticsOnly);
-    if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes));
+    if ('over' in read) return nothingLoaded(totalTooLarge(files, i, total + read.over, limits.maxTotalBytes, configured));
     total += read.bytes;
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise<void>((turn) => setImmediate(turn));
@@ -285,9 +286,11 @@ class FileTextAgain implements TextAgain {
 /**
  * MF008 for manifests over the total limit, at `files[index]`, which took the total (`read`, the
  * bytes up to and including it) past it. The total named is of every file (the rest by size), so
- * that the user sees how far over the limit the set is.
+ * that the user sees how far over the limit the set is. `configured`: the files were loaded for a
+ * configuration's environment, whose `limits.manifestMegabytes` is the limit; without one
+ * (`validate PATH…`, `fmt`) the default counts, and raising it in mftops.yaml would change nothing.
  */
-function totalTooLarge(files: readonly string[], index: number, read: number, limit: number): Diagnostic {
+function totalTooLarge(files: readonly string[], index: number, read: number, limit: number, configured: boolean): Diagnostic {
   const total = files.slice(index + 1).reduce((sum, file) => sum + sizeToRead(file, Infinity), read);
   return createDiagnostic(
     'error',
@@ -295,7 +298,9 @@ function totalTooLarge(files: readonly string[], index: number, read: number, li
     { file: files[index]! },
     `the manifests hold ${formatBytes(total)} in ${files.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`,
     {
-      hint: 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time',
+      hint: configured
+        ? 'raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time'
+        : 'checked without a configuration, so the default limit counts: check fewer files at a time, or run mftops validate --config mftops.yaml PATH… to use its limits.manifestMegabytes',
     },
   );
 }

@@ -32,6 +32,10 @@ describe('the total bound on manifest bytes per run', () => {
     );
     // Nothing after the limit was parsed: the broken third file is not reported.
     expect(validate.stdout).not.toContain('MF001');
+    // Paths with --config: the configuration's limit counts, as MF008's hint says when it is left out.
+    const withPaths = await runCli(['validate', '--config', 'mftops.yaml', 'manifests'], { cwd: dir });
+    expect(withPaths.code).toBe(1);
+    expect(withPaths.stdout).toContain('over the 1 MB limit for one run; nothing was checked');
     expect(hasStackTrace(validate.stdout + validate.stderr)).toBe(false);
     const plan = await runCli(['plan', '--format', 'json'], { cwd: dir, env: { MFT_AUTOMATION_PASSWORD: 'unused' } });
     expect(plan.code).toBe(1);

@@ -205,6 +205,10 @@ describe('reading files', () => {
     expect(over.diagnostics.map((d) => [d.code, d.severity, d.file, d.summary])).toEqual([
       ['MF008', 'error', join(dir, 'm/2.yaml'), 'the manifests hold 1.2 KB in 3 files, over the 1000 bytes limit for one run; nothing was checked'],
     ]);
+    // Loaded without a configuration (validate PATH…, fmt): mftops.yaml's limit does not count, and the hint does not send the user there.
+    expect(over.diagnostics[0]!.hint).toBe(
+      'checked without a configuration, so the default limit counts: check fewer files at a time, or run mftops validate --config mftops.yaml PATH… to use its limits.manifestMegabytes',
+    );
     // At the limit exactly, everything is read.
     const at = await loadManifests(['m/1.yaml', 'm/2.yaml'], { cwd: dir, limits: { maxTotalBytes: 1200 } });
     expect(at.diagnostics).toEqual([]);
@@ -214,6 +218,7 @@ describe('reading files', () => {
     expect(big.diagnostics.map((d) => [d.code, d.summary])).toEqual([
       ['MF008', 'the manifests hold 195.3 KB in 2 files, over the 146.5 KB limit for one run; nothing was checked'],
     ]);
+    expect(big.diagnostics[0]!.hint).toBe('raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time');
   });
 
   it('names the files of a folder however the folder is spelled', async () => {
