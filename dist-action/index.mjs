@@ -30889,13 +30889,14 @@ async function loadManifests(paths, options = {}) {
   const sizes = files2.map((file) => sizeToRead(file, limits.maxFileBytes));
   let sum3 = 0;
   const crossing = sizes.findIndex((size) => (sum3 += size) > limits.maxTotalBytes);
-  if (crossing >= 0) return nothingLoaded(totalTooLarge(files2, crossing, sum3, limits.maxTotalBytes));
+  const configured = options.environment !== void 0;
+  if (crossing >= 0) return nothingLoaded(totalTooLarge(files2, crossing, sum3, limits.maxTotalBytes, configured));
   noteInputBytes(sum3);
   const parsed = [];
   let total = 0;
   for (let i = 0; i < files2.length; i++) {
     const read = readManifestFile(files2[i], limits, regular.get(files2[i]) === true, limits.maxTotalBytes - total, options.onFile, options.diagnosticsOnly);
-    if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes));
+    if ("over" in read) return nothingLoaded(totalTooLarge(files2, i, total + read.over, limits.maxTotalBytes, configured));
     total += read.bytes;
     parsed.push(read.parsed);
     if (options.onFile && i % FILES_PER_TURN === FILES_PER_TURN - 1) await new Promise((turn) => setImmediate(turn));
@@ -31028,7 +31029,7 @@ function readManifestFile(file, limits, knownRegular, remaining, onFile, diagnos
     closeSync4(fd);
   }
 }
-function totalTooLarge(files2, index, read, limit) {
+function totalTooLarge(files2, index, read, limit, configured) {
   const total = files2.slice(index + 1).reduce((sum3, file) => sum3 + sizeToRead(file, Infinity), read);
   return createDiagnostic(
     "error",
@@ -31036,7 +31037,7 @@ function totalTooLarge(files2, index, read, limit) {
     { file: files2[index] },
     `the manifests hold ${formatBytes(total)} in ${files2.length} files, over the ${formatBytes(limit)} limit for one run; nothing was checked`,
     {
-      hint: "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time"
+      hint: configured ? "raise limits.manifestMegabytes in mftops.yaml, or check fewer files at a time" : "checked without a configuration, so the default limit counts: check fewer files at a time, or run mftops validate --config mftops.yaml PATH\u2026 to use its limits.manifestMegabytes"
     }
   );
 }
