@@ -193,10 +193,9 @@ interface NamedHit<T> {
 const lastSorts = new WeakMap<object, { readonly items: readonly unknown[]; readonly names: readonly string[]; readonly hits: readonly NamedHit<unknown>[] }>();
 
 function sortedByName<T>(items: readonly T[], nameOf: (t: T) => string): readonly NamedHit<T>[] {
-  const names = items.map(nameOf);
   const last = lastSorts.get(items);
-  if (last !== undefined && last.items.length === items.length && items.every((item, i) => item === last.items[i] && names[i] === last.names[i]))
-    return last.hits as readonly NamedHit<T>[];
+  if (last !== undefined && isUnchanged(items, nameOf, last)) return last.hits as readonly NamedHit<T>[];
+  const names = items.map(nameOf);
   // Lower-cased once per item: compareText lower-cases both names per comparison (77,000 tasks: 2.6 million a page).
   // Stable, so filtering by a mask after sorting gives the order sorting the matches gives.
   const hits = items
@@ -204,6 +203,17 @@ function sortedByName<T>(items: readonly T[], nameOf: (t: T) => string): readonl
     .sort((x, y) => (x.lower < y.lower ? -1 : x.lower > y.lower ? 1 : compareText(x.name, y.name)));
   lastSorts.set(items, { items: [...items], names, hits });
   return hits;
+}
+
+/** Every item the same object under the same name as at the last sort; one pass, nothing allocated (it runs per page). */
+function isUnchanged<T>(
+  items: readonly T[],
+  nameOf: (t: T) => string,
+  last: { readonly items: readonly unknown[]; readonly names: readonly string[] },
+): boolean {
+  if (last.items.length !== items.length) return false;
+  for (let i = 0; i < items.length; i++) if (items[i] !== last.items[i] || nameOf(items[i]!) !== last.names[i]) return false;
+  return true;
 }
 
 function simpleList(c: Ctx, items: readonly JsonObject[]): ApiResponse {
@@ -265,7 +275,8 @@ function listTasks(c: Ctx): ApiResponse {
     (t, q) => pickFields(viewTask(c, t), q.fields),
     'name',
     'Name',
-    (t) => taskAccess(c.a, c.caller, t).see,
+    // An administrator sees every task: no per-task check of the whole list on each page.
+    c.caller.IsAdmin ? undefined : (t) => taskAccess(c.a, c.caller, t).see,
   );
 }
 

@@ -63,9 +63,40 @@ export function listResponse<T>(
   return page ? jsonResponse(200, page) : err(404, `page ${q.value.page} is past the last page`);
 }
 
-export function sortItems<T>(items: readonly T[], q: TransferListQuery, sortValue: (t: T, field: string) => string): T[] {
+/**
+ * The last sort made with each sort-value function: the items and their values it was made of, and
+ * its order. A paged read asks once per page, and sorting every folder per page (lower-casing both
+ * names per comparison) made the emulator's CPU per request grow with the estate (issue 29). Reused
+ * only for the same field and direction while every item is the same object with the same value, so
+ * it is the order sorting again gives; a closure made per request (a folder's ACL) never hits.
+ */
+const lastSorts = new WeakMap<
+  object,
+  { readonly field: string; readonly dir: number; readonly items: readonly unknown[]; readonly values: readonly string[]; readonly sorted: readonly unknown[] }
+>();
+
+/** `items` in `q`'s order: by sort value, case-insensitively, then by case; stable. */
+export function sortItems<T>(items: readonly T[], q: TransferListQuery, sortValue: (t: T, field: string) => string): readonly T[] {
   const dir = q.sortDirection === 'asc' ? 1 : -1;
-  return [...items].sort((x, y) => dir * compareText(sortValue(x, q.sortField), sortValue(y, q.sortField)));
+  const values = items.map((t) => sortValue(t, q.sortField));
+  const last = lastSorts.get(sortValue);
+  if (last !== undefined && last.field === q.sortField && last.dir === dir && isUnchanged(items, values, last)) return last.sorted as readonly T[];
+  // Lower-cased once per item (compareText lower-cases both per comparison); same comparison, same stable order.
+  const keyed = items.map((item, i) => ({ item, value: values[i]!, lower: values[i]!.toLowerCase() }));
+  keyed.sort((x, y) => dir * (x.lower < y.lower ? -1 : x.lower > y.lower ? 1 : compareText(x.value, y.value)));
+  const sorted = keyed.map((k) => k.item);
+  lastSorts.set(sortValue, { field: q.sortField, dir, items: [...items], values, sorted });
+  return sorted;
+}
+
+function isUnchanged(
+  items: readonly unknown[],
+  values: readonly string[],
+  last: { readonly items: readonly unknown[]; readonly values: readonly string[] },
+): boolean {
+  if (last.items.length !== items.length) return false;
+  for (let i = 0; i < items.length; i++) if (items[i] !== last.items[i] || values[i] !== last.values[i]) return false;
+  return true;
 }
 
 export function jsonBody(c: Ctx): { ok: true; value: unknown } | { ok: false; response: ApiResponse } {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { addGlobalParameter } from '../helpers/emulator-test-api.js';
 import type { Api } from './helpers.js';
-import { ADMIN, OPERATOR, automationBase, exampleSeed, login, withEmulator } from './helpers.js';
+import { ADMIN, OPERATOR, automationBase, exampleSeed, login, taskBody, withEmulator } from './helpers.js';
 
 let emu: RunningEmulator;
 let api: Api;
@@ -85,5 +85,40 @@ describe('automation lists', () => {
     expect(names(r).sort()).toEqual(finance.sort());
     const hidden = (seed.automation!.tasks ?? []).find((t) => !(t.Group as string[]).includes('Finance'))!;
     expect((await op.get(`/tasks/${String(hidden.ID)}`)).status).toBe(404);
+  });
+
+  it('rule 22: a list read after a create, a replace, a delete or a rename answers the new order, page by page', async () => {
+    // The emulator reuses its last sort of a list while nothing changed: each write must show.
+    const byPages = async (who: Api = api): Promise<string[]> => {
+      const out: string[] = [];
+      for (let page = 1; ; page++) {
+        const r = await who.get(`/tasks?page=${page}&perPage=3`);
+        if (r.body.items.length === 0) return out;
+        out.push(...names(r));
+      }
+    };
+    const fresh = (): string[] => emu.state.automation.tasks.map((t) => String(t.Name)).sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    expect(await byPages()).toEqual(sortedNames);
+    expect((await api.call('POST', '/tasks', taskBody('aaa first'))).status).toBe(201);
+    expect(await byPages()).toEqual(fresh());
+    expect((await byPages())[0]).toBe('aaa first');
+    const last = emu.state.automation.tasks.find((t) => t.Name === sortedNames.at(-1))!;
+    const replaced = { ...(await api.get(`/tasks/${String(last.ID)}`)).body, Name: 'AAA before all' };
+    delete replaced.Schedules;
+    expect((await api.call('PUT', `/tasks/${String(last.ID)}`, replaced)).status).toBe(200);
+    expect((await byPages())[0]).toBe('AAA before all');
+    expect(await byPages()).toEqual(fresh());
+    const first = emu.state.automation.tasks.find((t) => t.Name === 'aaa first')!;
+    expect((await api.call('DELETE', `/tasks/${String(first.ID)}`)).status).toBe(204);
+    expect(await byPages()).toEqual(fresh());
+    // The same task object renamed in place (another writer of the emulator's state): the new name sorts.
+    emu.state.automation.tasks.find((t) => t.Name === sortedNames[0])!.Name = 'zzz last';
+    expect((await byPages()).at(-1)).toBe('zzz last');
+    expect(await byPages()).toEqual(fresh());
+    // A non-admin's pages keep the administrator's order of the tasks they see.
+    const op = await login(automationBase(emu), OPERATOR);
+    const seen = new Set(await byPages(op));
+    expect(seen.size).toBeGreaterThan(0);
+    expect(await byPages(op)).toEqual((await byPages()).filter((n) => seen.has(n)));
   });
 });

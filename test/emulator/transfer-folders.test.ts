@@ -239,4 +239,43 @@ describe('transfer folders and folder ACLs', () => {
     expect((await api.call('PATCH', `/folders/${root}`, { name: 'Top' })).status).toBe(403);
     expect(await folderId('/')).toBe(root);
   });
+
+  it('rule 82: a folder list read after a create or a rename in place answers the new order, in each sort and direction', async () => {
+    // The emulator reuses its last sort of a list while nothing changed: each write must show.
+    const byPages = async (query: string, who: Api = api): Promise<string[]> => {
+      const out: string[] = [];
+      for (let page = 1; ; page++) {
+        const r = await who.get(`/folders?${query}&page=${page}&perPage=4`);
+        if (r.status === 404 || r.body.items.length === 0) return out;
+        out.push(...r.body.items.map((f: { path: string }) => f.path));
+      }
+    };
+    const folderPaths = (): string[] => emu.state.transfer.folders.map((f) => f.path);
+    const byPath = (a: string, b: string): number =>
+      a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : a < b ? -1 : a > b ? 1 : 0;
+    const queries = ['sortField=path', 'sortField=path&sortDirection=desc', 'sortField=name'];
+    const before = await Promise.all(queries.map((q) => byPages(q)));
+    expect(before[0]).toEqual([...folderPaths()].sort(byPath));
+    expect(before[1]).toEqual([...folderPaths()].sort(byPath).reverse());
+    const acme = await folderId('/Distribution/Acme');
+    const created = await api.call('POST', `/folders/${acme}/subfolders`, { name: 'Aardvark' });
+    expect(created.status).toBe(201);
+    expect(await byPages('sortField=path')).toEqual([...folderPaths()].sort(byPath));
+    const byName = (): string[] => [...emu.state.transfer.folders].sort((a, b) => byPath(a.name, b.name)).map((f) => f.path);
+    expect(await byPages('sortField=name')).toEqual(byName());
+    expect((await byPages('sortField=name')).indexOf('/Distribution/Acme/Aardvark')).toBeLessThan(3);
+    // PATCH renames the same folder object in place: its new name and path sort (read in the same sort just before).
+    expect(await byPages('sortField=path')).toEqual([...folderPaths()].sort(byPath));
+    expect((await api.call('PATCH', `/folders/${created.body.id}`, { name: 'Zebra' })).status).toBe(200);
+    expect(await byPages('sortField=path')).toEqual([...folderPaths()].sort(byPath));
+    expect(await byPages('sortField=path&sortDirection=desc')).toEqual([...folderPaths()].sort(byPath).reverse());
+    expect(await byPages('sortField=name')).toEqual(byName());
+    expect((await byPages('sortField=name')).at(-1)).toBe('/Distribution/Acme/Zebra');
+    // A non-admin's pages keep the administrator's order of the folders they see.
+    const carol = await login(transferBase(emu), CAROL);
+    const seen = new Set(await byPages('sortField=path', carol));
+    expect(seen.size).toBeGreaterThan(0);
+    expect(seen.size).toBeLessThan(folderPaths().length);
+    expect(await byPages('sortField=path', carol)).toEqual((await byPages('sortField=path')).filter((p) => seen.has(p)));
+  });
 });
